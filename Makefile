@@ -1,0 +1,120 @@
+# gimp-gpufx: one Makefile.  `make` builds into build/; `make check` installs what the
+# tests need and runs them all (then again under ASan/UBSan); `make demo` installs the
+# plug-ins into your GIMP profile and writes before/after pictures into demo/.
+
+BUILD    ?= build
+CC       ?= cc
+PKG      ?= pkg-config
+CUDA_HOME ?= /usr/local/cuda
+# nvcc from PATH or CUDA_HOME; empty (CPU-only build) when neither has it.
+NVCC     ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard $(CUDA_HOME)/bin/nvcc))
+SAN      ?=
+
+WARN     := -Wall -Wextra -Werror -Wno-format-truncation  # messages are cut on purpose
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 -D_GNU_SOURCE -pthread -ffp-contract=off $(WARN) -MMD -MP
+LDLIBS   := -lm -pthread
+
+ifeq ($(SAN),1)
+  BUILD   := build/asan
+  CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+  LDFLAGS += -fsanitize=address,undefined
+  NVCC    :=
+endif
+
+# Recursively expanded: only evaluated by targets that use GIMP/GEGL, so the core and
+# its tests build on machines (the GPU host) that have neither.
+GIMP_CFLAGS  = $(shell $(PKG) --cflags gimp-2.0 gimpui-2.0 gegl-0.4)
+GIMP_LIBS    = $(shell $(PKG) --libs gimp-2.0 gimpui-2.0 gegl-0.4)
+GEGL_CFLAGS  = $(shell $(PKG) --cflags gegl-0.4)
+GEGL_LIBS    = $(shell $(PKG) --libs gegl-0.4)
+
+CORE_SRC := $(wildcard common/*.c)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+ifneq ($(NVCC),)
+  CUDA_SRC   := $(wildcard cuda/*.cu)
+  CUDA_OBJ   := $(CUDA_SRC:%.cu=$(BUILD)/obj/%.o)
+  CFLAGS     += -DGFX_HAVE_CUDA
+  CUDA_ARCH  ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+  NVCCFLAGS  ?= -O3 -lineinfo
+  NVCCFLAGS  += -std=c++17 $(CUDA_ARCH) -fmad=false -DGFX_HAVE_CUDA -Werror all-warnings \
+                -Xcompiler -fPIC,-Wall,-Wextra,-ffp-contract=off -MMD -MP
+  CUDA_LIBS  := -L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -ldl -lrt
+endif
+CORE_LIB := $(BUILD)/libgfxcore.a
+
+UI_SRC     := $(wildcard ui/*.c)
+UI_OBJ     := $(UI_SRC:%.c=$(BUILD)/obj/%.o)
+PLUGINS    := $(patsubst plugins/%.c,$(BUILD)/gpufx-%,$(wildcard plugins/*.c))
+CLI_SRC    := $(wildcard cli/*.c)
+CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+CLI        := $(if $(CLI_SRC),$(BUILD)/gpufx)
+TEST_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+TEST_SUPPORT := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/unit/support_*.c))
+MO_FILES   := $(patsubst po/%.po,$(BUILD)/locale/%/LC_MESSAGES/gimp-gpufx.mo,$(wildcard po/*.po))
+
+.PHONY: all core tests-core plugins cli deps check check-sanitize demo bench install \
+        uninstall pot clean
+all: core plugins cli tests-core $(MO_FILES)
+core: $(CORE_LIB)
+tests-core: $(TEST_BINS)
+plugins: $(PLUGINS)
+cli: $(CLI)
+
+$(CORE_LIB): $(CORE_OBJ) $(CUDA_OBJ)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+# GIMP- and GEGL-using objects get the package flags (GLib headers are not C11-clean).
+$(UI_OBJ) $(PLUGINS:$(BUILD)/gpufx-%=$(BUILD)/obj/plugins/%.o): CFLAGS += $(GIMP_CFLAGS) -std=gnu11
+$(CLI_OBJ): CFLAGS += $(GEGL_CFLAGS) -std=gnu11
+
+$(BUILD)/gpufx-%: $(BUILD)/obj/plugins/%.o $(UI_OBJ) $(CORE_LIB)
+	$(CC) $(LDFLAGS) $^ -o $@ $(GIMP_LIBS) $(CUDA_LIBS) $(LDLIBS)
+
+$(BUILD)/gpufx: $(CLI_OBJ) $(CORE_LIB)
+	$(CC) $(LDFLAGS) $^ -o $@ $(GEGL_LIBS) $(CUDA_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $(CUDA_LIBS) $(LDLIBS)
+
+$(BUILD)/locale/%/LC_MESSAGES/gimp-gpufx.mo: po/%.po
+	@mkdir -p $(@D)
+	msgfmt --check -o $@ $<
+
+pot:
+	xgettext --keyword=_ --keyword=N_ --from-code=UTF-8 --add-comments=TRANSLATORS \
+	  --package-name=gimp-gpufx -o po/gimp-gpufx.pot common/*.c ui/*.c plugins/*.c
+
+deps:
+	@scripts/deps.sh
+
+# All suites, then the unit tests again under ASan/UBSan; one summary line at the end.
+check: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory SAN=1 core tests-core
+	@scripts/run-tests.sh $(BUILD) build/asan
+
+demo: deps
+	@$(MAKE) --no-print-directory all install
+	@scripts/demo.sh $(BUILD) demo
+
+bench: all
+	@scripts/bench.sh $(BUILD)
+
+install: all
+	@scripts/install.sh $(BUILD)
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

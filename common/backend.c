@@ -1,0 +1,88 @@
+#include "backend.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#ifdef GFX_HAVE_CUDA
+#include "../cuda/cuda_device.h"
+#endif
+
+gfx_backend
+gfx_backend_effective (int requested)
+{
+  if (requested != GFX_BACKEND_AUTO)
+    return (gfx_backend) requested;
+  const char *env = getenv ("GPUFX_BACKEND");
+  if (env && !strcasecmp (env, "cpu"))
+    return GFX_BACKEND_CPU;
+  if (env && !strcasecmp (env, "gpu"))
+    return GFX_BACKEND_GPU;
+  return GFX_BACKEND_AUTO;
+}
+
+bool
+gfx_backend_cuda_built (void)
+{
+#ifdef GFX_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool
+gfx_backend_gpu_usable (char *name, size_t len)
+{
+#ifdef GFX_HAVE_CUDA
+  gfx_error err;
+  if (gfx_cuda_device_name (name, len, &err) == GFX_OK)
+    return true;
+  if (name)
+    snprintf (name, len, "%s", err.msg);
+  return false;
+#else
+  if (name)
+    snprintf (name, len, "this build has no CUDA support (nvcc was not found when it was built)");
+  return false;
+#endif
+}
+
+static atomic_int fallback_noted;
+
+gfx_status
+gfx_dispatch (int requested, gfx_path_fn gpu, gfx_path_fn cpu, void *job, gfx_run_info *info,
+              gfx_error *err)
+{
+  gfx_backend b = gfx_backend_effective (requested);
+  info->note[0] = '\0';
+  info->note_is_new = false;
+  if (b != GFX_BACKEND_CPU)
+    {
+      gfx_error gerr;
+      gfx_error_clear (&gerr);
+      char why[GFX_MSG_LEN];
+      gfx_status st;
+      if (!gpu)
+        st = gfx_fail (&gerr, GFX_ERR_GPU, "this filter has no GPU path");
+      else if (!gfx_backend_gpu_usable (why, sizeof why))
+        st = gfx_fail (&gerr, GFX_ERR_GPU, "%s", why);
+      else
+        st = gpu (job, &gerr);
+      if (st == GFX_OK || st != GFX_ERR_GPU)
+        {
+          info->used = GFX_BACKEND_GPU;
+          if (st != GFX_OK && err)
+            *err = gerr;
+          return st;
+        }
+      if (b == GFX_BACKEND_GPU)
+        return gfx_fail (err, GFX_ERR_GPU, "backend gpu: %s", gerr.msg);
+      snprintf (info->note, sizeof info->note, "GPU not used (%s); running on the CPU", gerr.msg);
+      info->note_is_new = atomic_exchange (&fallback_noted, 1) == 0;
+    }
+  info->used = GFX_BACKEND_CPU;
+  return cpu (job, err);
+}

@@ -1,0 +1,33 @@
+/* Choosing between the CPU and the GPU path (SPEC section 0).  `auto` uses the GPU when
+ * one is usable and falls back to the CPU on any GPU failure, saying so once; `gpu` makes
+ * a GPU failure an error carrying the CUDA message.  GPUFX_BACKEND=auto|cpu|gpu replaces
+ * the `auto` default. */
+#ifndef GFX_BACKEND_H
+#define GFX_BACKEND_H
+
+#include <stdbool.h>
+
+#include "params.h"
+#include "status.h"
+
+typedef struct {
+  gfx_backend used;        /* the path that produced the result */
+  char note[GFX_MSG_LEN];  /* why auto fell back to the CPU, empty otherwise */
+  bool note_is_new;        /* first fallback note of this process: show it */
+} gfx_run_info;
+
+/* The backend a request means once GPUFX_BACKEND is applied to `auto`. */
+gfx_backend gfx_backend_effective (int requested);
+
+/* True when this build has the CUDA path compiled in. */
+bool gfx_backend_cuda_built (void);
+
+/* Whether a GPU is usable; fills name (may be NULL) with the device name or the reason. */
+bool gfx_backend_gpu_usable (char *name, size_t len);
+
+/* Runs gpu(job) or cpu(job) by the backend rules above.  gpu may be NULL (no GPU path). */
+typedef gfx_status (*gfx_path_fn) (void *job, gfx_error *err);
+gfx_status gfx_dispatch (int requested, gfx_path_fn gpu, gfx_path_fn cpu, void *job,
+                         gfx_run_info *info, gfx_error *err);
+
+#endif

@@ -1,0 +1,75 @@
+/* Images of the core: GRAY, GRAYA, RGB or RGBA, 8-bit, 16-bit or 32-bit float, stored
+ * interleaved and tightly packed, row-major.  Values are in the perceptual (gamma-encoded)
+ * space GIMP calls Y' / R'G'B'.  Alpha, when present, is the last channel and the
+ * algorithms pass it through untouched. */
+#ifndef GFX_IMAGE_H
+#define GFX_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+typedef enum { GFX_U8 = 0, GFX_U16, GFX_F32 } gfx_depth;
+
+typedef struct {
+  int width, height;
+  int channels;   /* 1..4, alpha included */
+  bool has_alpha; /* the last channel is alpha */
+  gfx_depth depth;
+  void *pixels;   /* width * height * channels samples */
+} gfx_image;
+
+/* Largest image the core accepts, in samples; larger requests fail before allocating. */
+#define GFX_MAX_SAMPLES ((size_t) 1 << 34)
+
+size_t gfx_depth_bytes (gfx_depth depth);
+const char *gfx_depth_name (gfx_depth depth);
+
+/* Number of colour channels (alpha excluded). */
+static inline int
+gfx_image_color_channels (const gfx_image *img)
+{
+  return img->channels - (img->has_alpha ? 1 : 0);
+}
+
+static inline size_t
+gfx_image_samples (const gfx_image *img)
+{
+  return (size_t) img->width * (size_t) img->height * (size_t) img->channels;
+}
+
+static inline size_t
+gfx_image_bytes (const gfx_image *img)
+{
+  return gfx_image_samples (img) * gfx_depth_bytes (img->depth);
+}
+
+/* Allocates a zeroed image; checks the size before allocating. */
+gfx_status gfx_image_alloc (gfx_image *img, int width, int height, int channels,
+                            bool has_alpha, gfx_depth depth, gfx_error *err);
+gfx_status gfx_image_clone (gfx_image *dst, const gfx_image *src, gfx_error *err);
+void gfx_image_free (gfx_image *img);
+
+/* Sample access as a float in [0, 1] (8/16-bit) or as stored (float). */
+static inline float
+gfx_sample_get (const gfx_image *img, size_t index)
+{
+  switch (img->depth)
+    {
+    case GFX_U8: return ((const uint8_t *) img->pixels)[index] * (1.0f / 255.0f);
+    case GFX_U16: return ((const uint16_t *) img->pixels)[index] * (1.0f / 65535.0f);
+    default: return ((const float *) img->pixels)[index];
+    }
+}
+
+/* Stores v, rounded to nearest and clipped for the integer depths. */
+void gfx_sample_set (gfx_image *img, size_t index, float v);
+
+/* Copies one channel into a float plane of width*height values (gfx_sample_get scale),
+ * and back (rounding and clipping as gfx_sample_set). */
+void gfx_image_get_plane (const gfx_image *img, int channel, float *plane);
+void gfx_image_set_plane (gfx_image *img, int channel, const float *plane);
+
+#endif

@@ -1,0 +1,198 @@
+#include "params.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *const gfx_backend_choices[] = { "auto", "cpu", "gpu", NULL };
+const char *const gfx_backend_labels[] = { N_("Automatic"), N_("CPU"), N_("GPU (CUDA)"), NULL };
+
+static void *
+field (const gfx_param_desc *d, void *values)
+{
+  return (char *) values + d->offset;
+}
+
+double
+gfx_param_get (const gfx_param_desc *d, const void *values)
+{
+  const void *p = (const char *) values + d->offset;
+  switch (d->type)
+    {
+    case GFX_PT_FLOAT: return *(const double *) p;
+    case GFX_PT_STRING: return 0.0;
+    default: return *(const int *) p;
+    }
+}
+
+void
+gfx_param_put (const gfx_param_desc *d, void *values, double v)
+{
+  switch (d->type)
+    {
+    case GFX_PT_FLOAT: *(double *) field (d, values) = v; break;
+    case GFX_PT_STRING: break;
+    default: *(int *) field (d, values) = (int) v; break;
+    }
+}
+
+const char *
+gfx_param_get_string (const gfx_param_desc *d, const void *values)
+{
+  return d->type == GFX_PT_STRING ? (const char *) values + d->offset : "";
+}
+
+void
+gfx_param_put_string (const gfx_param_desc *d, void *values, const char *s)
+{
+  if (d->type == GFX_PT_STRING)
+    snprintf ((char *) field (d, values), GFX_PATH_LEN, "%s", s ? s : "");
+}
+
+void
+gfx_params_defaults (const gfx_param_set *set, void *values)
+{
+  memset (values, 0, set->size);
+  for (int i = 0; i < set->n_params; i++)
+    gfx_param_put (&set->params[i], values, set->params[i].def);
+}
+
+const gfx_param_desc *
+gfx_params_find (const gfx_param_set *set, const char *name)
+{
+  for (int i = 0; i < set->n_params; i++)
+    if (strcmp (set->params[i].name, name) == 0)
+      return &set->params[i];
+  return NULL;
+}
+
+static int
+choice_count (const gfx_param_desc *d)
+{
+  int n = 0;
+  while (d->choices && d->choices[n])
+    n++;
+  return n;
+}
+
+void
+gfx_param_describe_range (const gfx_param_desc *d, char *buf, size_t len)
+{
+  switch (d->type)
+    {
+    case GFX_PT_ENUM:
+      {
+        size_t used = (size_t) snprintf (buf, len, "one of");
+        for (int i = 0; d->choices[i] && used < len; i++)
+          used += (size_t) snprintf (buf + used, len - used, "%s %s (%d)", i ? "," : "",
+                                     d->choices[i], i);
+        break;
+      }
+    case GFX_PT_BOOL: snprintf (buf, len, "0 or 1"); break;
+    case GFX_PT_STRING: snprintf (buf, len, "a file name"); break;
+    case GFX_PT_DRAWABLE: snprintf (buf, len, "a drawable, or -1"); break;
+    case GFX_PT_INT:
+      if (d->auto_label)
+        snprintf (buf, len, "%g (%s) or %g to %g", d->min, d->auto_label,
+                  d->min + 1 > 1 ? d->min + 1 : 1, d->max);
+      else
+        snprintf (buf, len, "%g to %g", d->min, d->max);
+      break;
+    case GFX_PT_FLOAT:
+      snprintf (buf, len, "%s%g to %g", (d->flags & GFX_PF_MIN_EXCLUSIVE) ? "above " : "",
+                d->min, d->max);
+      break;
+    }
+}
+
+gfx_status
+gfx_param_check (const gfx_param_desc *d, const void *values, gfx_error *err)
+{
+  char range[256];
+  gfx_param_describe_range (d, range, sizeof range);
+  if (d->type == GFX_PT_STRING || d->type == GFX_PT_DRAWABLE)
+    return GFX_OK;
+  double v = gfx_param_get (d, values);
+  double lo = d->type == GFX_PT_ENUM ? 0 : d->type == GFX_PT_BOOL ? 0 : d->min;
+  double hi = d->type == GFX_PT_ENUM ? choice_count (d) - 1 : d->type == GFX_PT_BOOL ? 1 : d->max;
+  int below = (d->flags & GFX_PF_MIN_EXCLUSIVE) ? !(v > lo) : !(v >= lo);
+  if (isnan (v) || isinf (v) || below || !(v <= hi))
+    return gfx_fail (err, GFX_ERR_PARAM, "%s = %g is out of range: allowed %s", d->name, v, range);
+  return GFX_OK;
+}
+
+gfx_status
+gfx_params_validate (const gfx_param_set *set, const void *values, gfx_error *err)
+{
+  for (int i = 0; i < set->n_params; i++)
+    {
+      gfx_status st = gfx_param_check (&set->params[i], values, err);
+      if (st != GFX_OK)
+        return st;
+    }
+  return set->check ? set->check (values, err) : GFX_OK;
+}
+
+static int
+parse_number (const char *text, double *out)
+{
+  char *end;
+  if (!*text)
+    return 0;
+  *out = strtod (text, &end);
+  return *end == '\0';
+}
+
+gfx_status
+gfx_param_parse (const gfx_param_desc *d, void *values, const char *text, gfx_error *err)
+{
+  char range[256];
+  double v;
+  gfx_param_describe_range (d, range, sizeof range);
+  switch (d->type)
+    {
+    case GFX_PT_STRING:
+      if (strlen (text) >= GFX_PATH_LEN)
+        return gfx_fail (err, GFX_ERR_PARAM, "%s: the file name is too long", d->name);
+      gfx_param_put_string (d, values, text);
+      return GFX_OK;
+    case GFX_PT_ENUM:
+      for (int i = 0; d->choices[i]; i++)
+        if (strcasecmp (text, d->choices[i]) == 0)
+          {
+            gfx_param_put (d, values, i);
+            return GFX_OK;
+          }
+      if (parse_number (text, &v) && v == floor (v) && v >= 0 && v < choice_count (d))
+        {
+          gfx_param_put (d, values, v);
+          return GFX_OK;
+        }
+      return gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is not allowed: %s", d->name, text, range);
+    case GFX_PT_BOOL:
+      if (!strcasecmp (text, "true") || !strcasecmp (text, "yes") || !strcmp (text, "1"))
+        v = 1;
+      else if (!strcasecmp (text, "false") || !strcasecmp (text, "no") || !strcmp (text, "0"))
+        v = 0;
+      else
+        return gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is not allowed: %s", d->name, text, range);
+      gfx_param_put (d, values, v);
+      return GFX_OK;
+    case GFX_PT_INT:
+    case GFX_PT_DRAWABLE:
+      if (!parse_number (text, &v) || v != floor (v) || fabs (v) > 2e9)
+        return gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is not a whole number: allowed %s",
+                         d->name, text, range);
+      gfx_param_put (d, values, v);
+      return gfx_param_check (d, values, err);
+    case GFX_PT_FLOAT:
+      if (!parse_number (text, &v))
+        return gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is not a number: allowed %s", d->name,
+                         text, range);
+      gfx_param_put (d, values, v);
+      return gfx_param_check (d, values, err);
+    }
+  return GFX_OK;
+}

@@ -1,0 +1,46 @@
+#include "status.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+gfx_status
+gfx_fail (gfx_error *err, gfx_status status, const char *fmt, ...)
+{
+  if (err)
+    {
+      va_list ap;
+      va_start (ap, fmt);
+      vsnprintf (err->msg, sizeof err->msg, fmt, ap);
+      va_end (ap);
+      err->status = status;
+    }
+  return status;
+}
+
+void
+gfx_error_clear (gfx_error *err)
+{
+  if (err)
+    {
+      err->status = GFX_OK;
+      err->msg[0] = '\0';
+    }
+}
+
+const char *
+gfx_status_name (gfx_status status)
+{
+  switch (status)
+    {
+    case GFX_OK: return "ok";
+    case GFX_ERR_PARAM: return "bad parameter";
+    case GFX_ERR_INPUT: return "bad input";
+    case GFX_ERR_UNSTABLE: return "unstable filter";
+    case GFX_ERR_NOMEM: return "out of memory";
+    case GFX_ERR_GPU: return "GPU error";
+    case GFX_ERR_CANCELLED: return "cancelled";
+    case GFX_ERR_IO: return "I/O error";
+    case GFX_ERR_INTERNAL: return "internal error";
+    }
+  return "unknown error";
+}

@@ -1,0 +1,36 @@
+/* Status codes and error messages shared by the core, the CUDA layer, the CLI and the
+ * plug-ins.  The core never prints: it returns a status and fills a message buffer. */
+#ifndef GFX_STATUS_H
+#define GFX_STATUS_H
+
+#include <stddef.h>
+
+typedef enum {
+  GFX_OK = 0,
+  GFX_ERR_PARAM,     /* a parameter is out of range: the message names it and its range */
+  GFX_ERR_INPUT,     /* bad image or file contents (the user's input) */
+  GFX_ERR_UNSTABLE,  /* an IIR filter is unstable */
+  GFX_ERR_NOMEM,     /* out of host memory */
+  GFX_ERR_GPU,       /* a CUDA error (no device, launch failure, out of device memory) */
+  GFX_ERR_CANCELLED, /* the user cancelled */
+  GFX_ERR_IO,        /* a file could not be read or written */
+  GFX_ERR_INTERNAL
+} gfx_status;
+
+/* Size of the message buffers passed around with a status. */
+#define GFX_MSG_LEN 512
+
+typedef struct {
+  gfx_status status;
+  char msg[GFX_MSG_LEN];
+} gfx_error;
+
+/* Sets err (if not NULL) and returns status; printf-style message. */
+gfx_status gfx_fail (gfx_error *err, gfx_status status, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+void gfx_error_clear (gfx_error *err);
+
+const char *gfx_status_name (gfx_status status);
+
+#endif

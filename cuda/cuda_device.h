@@ -1,0 +1,27 @@
+/* The CUDA layer's plain C API: device discovery and shared state.  No CUDA types leak
+ * out of cuda/; every function returns a gfx_status and fills the message with the CUDA
+ * error text. */
+#ifndef GFX_CUDA_DEVICE_H
+#define GFX_CUDA_DEVICE_H
+
+#include <stddef.h>
+
+#include "../common/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* GFX_OK and the device's name ("NVIDIA H100 80GB HBM3, sm_90") when a usable GPU is
+ * present; GFX_ERR_GPU and the reason otherwise.  The answer is cached. */
+gfx_status gfx_cuda_device_name (char *name, size_t len, gfx_error *err);
+
+/* Test hook: GPUFX_CUDA_FAIL=<function name> makes that GPU entry point fail as if the
+ * device ran out of memory, so fallbacks can be tested on any machine with a GPU. */
+int gfx_cuda_fault_injected (const char *function);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
