@@ -1,0 +1,31 @@
+/* A filter as the plug-ins and the CLI see it: its parameter set and one function that
+ * turns an input image into an output image.  The GIMP glue (ui/, plugins/) and the CLI
+ * (cli/) are written once over this descriptor; each algorithm provides one. */
+#ifndef GFX_FILTER_H
+#define GFX_FILTER_H
+
+#include "backend.h"
+#include "image.h"
+#include "params.h"
+#include "progress.h"
+
+/* Everything a run needs besides the images and parameter values. */
+typedef struct {
+  gfx_progress *progress; /* may be NULL */
+  gfx_run_info info;      /* filled by the run: backend used, fallback note */
+  gfx_image *mask;        /* optional second output (local enhance's decision mask):
+                             NULL = not wanted; else allocated by the run (1 channel, u8) */
+} gfx_filter_run;
+
+typedef struct {
+  const char *name;             /* "halftone": CLI sub-command, parameter-set name */
+  const char *title;            /* "Halftone (error diffusion)", marked N_() */
+  const char *blurb;            /* one line, marked N_() */
+  const gfx_param_set *params;
+  /* Computes `out` (allocated by the call, same layout as `in`, alpha copied) from `in`.
+   * On error or cancel, `out` and run->mask are left unallocated. */
+  gfx_status (*apply) (const gfx_image *in, gfx_image *out, const void *values,
+                       gfx_filter_run *run, gfx_error *err);
+} gfx_filter;
+
+#endif

@@ -1,0 +1,29 @@
+/* GPU error diffusion (SPEC section 1): the skewed scan-line method with progress flags
+ * and atomic strip tickets; output bit-identical to the CPU path. */
+#ifndef GFX_CUDA_HALFTONE_H
+#define GFX_CUDA_HALFTONE_H
+
+#include "../common/image.h"
+#include "cuda_device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  double kernel_ms; /* GPU time of the diffusion kernels alone (CUDA events) */
+  double total_ms;  /* whole call: transfers, conversions, kernels */
+} gfx_cuda_timing;
+
+/* Halftones every colour channel of `in` into `out` (allocated by the caller with the same
+ * layout; alpha is copied), kernel = gfx_kernel_id, levels 2..256, block_size 0 (auto) or a
+ * multiple of 32 up to 1024, margin -1 (auto) or >= 0.  timing may be NULL. */
+gfx_status gfx_cuda_halftone (const gfx_image *in, gfx_image *out, int kernel, int levels,
+                              int block_size, int margin, gfx_cuda_timing *timing,
+                              gfx_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
