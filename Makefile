@@ -13,7 +13,7 @@ SAN      ?=
 WARN     := -Wall -Wextra -Werror -Wno-format-truncation  # messages are cut on purpose
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -pthread -ffp-contract=off $(WARN) -MMD -MP
-LDLIBS   := -lgsl -lgslcblas -lm -pthread
+LDLIBS   := -llapacke -lgsl -lgslcblas -lm -pthread
 
 ifeq ($(SAN),1)
   BUILD   := build/asan
