@@ -1,0 +1,25 @@
+#!/bin/bash
+# make bench [QUICK=1]: ours against the peers (Pillow, ImageMagick, GEGL, numpy/scipy,
+# OpenCV, scipy.signal, scikit-image), one table per plug-in, in-process and
+# whole-process figures, then the plot.  Never fails because a peer or one of our
+# sub-commands is missing: that row reads "n/a" with the reason.
+# Usage: scripts/bench.sh [BUILD]   (QUICK=1: small sizes, fewer repeats;
+#        BENCH_ONLY=halftone,enhance,iir,deblur; BENCH_PLOT=path of the PNG)
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-build}
+py=/usr/bin/python3
+[ -x "$py" ] || { echo "bench: $py not found; nothing measured"; exit 0; }
+quick=""
+[ "${QUICK:-0}" != 0 ] && quick=--quick
+args=(--build "$build" $quick)
+[ -n "$BENCH_ONLY" ] && args+=(--only "$BENCH_ONLY")
+# The full run refreshes the committed plot; a quick run keeps its plot in the build tree.
+plot=${BENCH_PLOT:-$([ -n "$quick" ] && echo "$build/bench/bench.png" || echo "$top/docs/bench.png")}
+cd "$top" || exit 0
+if [ -x "$build/gpufx" ]; then
+  echo "bench: in-process table of gpufx itself (gpufx bench $quick):"
+  "$build/gpufx" bench $quick 2>&1 | sed 's/^/  /' || echo "  (gpufx bench: n/a)"
+fi
+"$py" bench/bench.py "${args[@]}" || echo "bench: the driver stopped early (see above)"
+"$py" bench/plot.py "$build/bench/results.json" "$plot" || echo "bench: no plot (see above)"
+exit 0
