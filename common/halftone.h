@@ -4,6 +4,7 @@
 #define GFX_HALFTONE_H
 
 #include "backend.h"
+#include "filter.h"
 #include "halftone_kernels.h"
 #include "image.h"
 #include "params.h"
@@ -20,6 +21,7 @@ typedef struct {
 extern const gfx_param_set gfx_halftone_param_set;
 extern const char *const gfx_kernel_choices[];     /* CLI spellings: fs, jjn, ... */
 extern const char *const gfx_kernel_labels[];      /* "Floyd-Steinberg", ... */
+extern const gfx_filter gfx_halftone_filter;       /* for the plug-in and the CLI */
 
 /* Halftones `in` into `out` (allocated here with the same layout; alpha copied).  On any
  * error or cancel `out` is left unallocated. */

@@ -1,0 +1,357 @@
+/* Halftone on the CPU: the fast path equals the serial reference bit for bit across sizes,
+ * kernels, levels, depths, layouts and thread counts; plus properties that hold whatever
+ * the implementation (allowed levels, tone, mid-grey pattern, alpha, cancel, validation).
+ * GPUFX_PERF=1 also times 8192 x 8192 Floyd-Steinberg (not a check). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../common/halftone.h"
+#include "../../common/halftone_internal.h"
+#include "../../common/pool.h"
+#include "check.h"
+
+static uint32_t rng_state = 12345;
+
+static uint32_t
+rng (void)
+{
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 17;
+  rng_state ^= rng_state << 5;
+  return rng_state;
+}
+
+/* Noise over a ramp, so every level and both error signs occur; float images also get
+ * values slightly outside [0, 1] as GIMP allows. */
+static void
+fill (gfx_image *img)
+{
+  const float special[5] = { 0.0f, 1.0f, 0.5f, nextafterf (0.5f, 0.0f), 1.0f / 3.0f };
+  for (int y = 0; y < img->height; y++)
+    for (int x = 0; x < img->width; x++)
+      for (int c = 0; c < img->channels; c++)
+        {
+          size_t i = ((size_t) y * img->width + x) * img->channels + c;
+          float ramp = (float) (x + y) / (float) (img->width + img->height);
+          float v = 0.7f * ramp + 0.3f * (float) (rng () % 1000) / 999.0f;
+          if (img->depth == GFX_F32 && rng () % 50 == 0)
+            v = v * 1.2f - 0.1f;
+          /* Exact levels leave zero error, so a following near-midpoint value meets the
+           * midpoint rule unperturbed. */
+          if (img->depth == GFX_F32 && rng () % 8 == 0)
+            v = special[rng () % 5];
+          gfx_sample_set (img, i, v);
+        }
+}
+
+static gfx_image
+make_image (int w, int h, int channels, gfx_depth depth)
+{
+  gfx_image img;
+  gfx_error err;
+  if (gfx_image_alloc (&img, w, h, channels, channels == 2 || channels == 4, depth, &err))
+    {
+      printf ("FAIL allocating a test image: %s\n", err.msg);
+      exit (1);
+    }
+  fill (&img);
+  return img;
+}
+
+static int
+same_pixels (const gfx_image *a, const gfx_image *b)
+{
+  return a->pixels && b->pixels && gfx_image_bytes (a) == gfx_image_bytes (b)
+         && memcmp (a->pixels, b->pixels, gfx_image_bytes (a)) == 0;
+}
+
+static void
+set_threads (int n)
+{
+  char buf[16];
+  snprintf (buf, sizeof buf, "%d", n);
+  setenv ("GPUFX_THREADS", buf, 1);
+}
+
+/* Fast path == reference for one kernel, level count and depth over many shapes and
+ * thread counts; one check line each. */
+static void
+sweep (int kernel, int levels, gfx_depth depth)
+{
+  static const int sizes[][2] = { { 1, 1 }, { 1, 9 }, { 9, 1 }, { 1, 70 }, { 70, 1 },
+                                  { 2, 2 }, { 3, 17 }, { 13, 17 }, { 31, 9 }, { 64, 65 },
+                                  { 100, 37 }, { 257, 19 } };
+  int n_sizes = sizeof sizes / sizeof sizes[0], bad = 0, runs = 0;
+  char what[160] = "";
+  for (int s = 0; s < n_sizes; s++)
+    {
+      int channels = 1 + (s + kernel) % 4;
+      gfx_image in = make_image (sizes[s][0], sizes[s][1], channels, depth);
+      gfx_image ref, fast;
+      gfx_error err;
+      gfx_image_alloc (&ref, in.width, in.height, channels, in.has_alpha, depth, &err);
+      gfx_halftone_ref (&in, &ref, kernel, levels, &err);
+      for (int threads = 1; threads <= 5; threads++)
+        {
+          set_threads (threads);
+          gfx_image_alloc (&fast, in.width, in.height, channels, in.has_alpha, depth, &err);
+          gfx_status st = gfx_halftone_cpu (&in, &fast, kernel, levels, NULL, &err);
+          runs++;
+          if (st != GFX_OK || !same_pixels (&ref, &fast))
+            {
+              if (!bad++)
+                snprintf (what, sizeof what, "first at %dx%dx%d, %d threads, status %d",
+                          in.width, in.height, channels, threads, (int) st);
+            }
+          gfx_image_free (&fast);
+        }
+      gfx_image_free (&ref);
+      gfx_image_free (&in);
+    }
+  CHECK (!bad, "fast == reference: %s levels %d %s (%d runs) %s", gfx_kernel_choices[kernel],
+         levels, gfx_depth_name (depth), runs, what);
+}
+
+/* Every output sample is one of the `levels` values gfx_sample_set makes of q/(L-1). */
+static void
+check_allowed_levels (void)
+{
+  static const int levels[] = { 2, 3, 16, 256 };
+  for (int d = 0; d < 3; d++)
+    for (int l = 0; l < 4; l++)
+      {
+        gfx_image in = make_image (97, 41, 3, (gfx_depth) d), out;
+        gfx_halftone_params p;
+        gfx_error err;
+        gfx_params_defaults (&gfx_halftone_param_set, &p);
+        p.backend = GFX_BACKEND_CPU;
+        p.levels = levels[l];
+        int bad = gfx_halftone (&in, &out, &p, NULL, NULL, &err) != GFX_OK;
+        for (size_t i = 0; !bad && i < gfx_image_samples (&out); i++)
+          {
+            float v = gfx_sample_get (&out, i) * (float) (levels[l] - 1);
+            double scale = d == GFX_U8 ? 255.0 : d == GFX_U16 ? 65535.0 : 1e6;
+            bad = fabs (v - roundf (v)) > (levels[l] - 1) / scale;
+          }
+        CHECK (!bad, "only the %d allowed levels appear (%s)", levels[l],
+               gfx_depth_name ((gfx_depth) d));
+        gfx_image_free (&in);
+        gfx_image_free (&out);
+      }
+}
+
+/* Box blur of radius r of channel 0, as doubles. */
+static double *
+blurred (const gfx_image *img, int r)
+{
+  int w = img->width, h = img->height;
+  double *b = calloc ((size_t) w * h, sizeof *b);
+  for (int y = r; y < h - r; y++)
+    for (int x = r; x < w - r; x++)
+      {
+        double s = 0;
+        for (int dy = -r; dy <= r; dy++)
+          for (int dx = -r; dx <= r; dx++)
+            s += gfx_sample_get (img, ((size_t) (y + dy) * w + x + dx) * img->channels);
+        b[(size_t) y * w + x] = s / ((2 * r + 1) * (2 * r + 1));
+      }
+  return b;
+}
+
+/* A smooth ramp keeps its local tone: blurred halftone ~ blurred input. */
+static void
+check_tone (void)
+{
+  for (int k = 0; k < GFX_KERNEL_COUNT; k++)
+    {
+      gfx_image in, out;
+      gfx_error err;
+      gfx_image_alloc (&in, 128, 96, 1, false, GFX_F32, &err);
+      for (int y = 0; y < 96; y++)
+        for (int x = 0; x < 128; x++)
+          ((float *) in.pixels)[y * 128 + x] = 0.05f + 0.9f * (float) x / 127.0f;
+      gfx_halftone_params p;
+      gfx_params_defaults (&gfx_halftone_param_set, &p);
+      p.backend = GFX_BACKEND_CPU;
+      p.kernel = k;
+      gfx_halftone (&in, &out, &p, NULL, NULL, &err);
+      double *a = blurred (&in, 6), *b = blurred (&out, 6), worst = 0;
+      for (int y = 20; y < 96 - 20; y++)
+        for (int x = 20; x < 128 - 20; x++)
+          worst = fmax (worst, fabs (a[y * 128 + x] - b[y * 128 + x]));
+      /* Atkinson drops 1/4 of the error, so highlights and shadows drift further. */
+      double bound = k == GFX_KERNEL_ATKINSON ? 0.12 : 0.07;
+      CHECK (worst < bound, "tone kept under a 13x13 blur (%s): worst difference %.3f < %.2f",
+             gfx_kernel_choices[k], worst, bound);
+      free (a);
+      free (b);
+      gfx_image_free (&in);
+      gfx_image_free (&out);
+    }
+}
+
+/* Constant 50% grey: half the pixels white, and for Floyd-Steinberg a checkerboard
+ * (neighbours mostly differ). */
+static void
+check_mid_grey (void)
+{
+  for (int k = 0; k < GFX_KERNEL_COUNT; k++)
+    {
+      gfx_image in, out;
+      gfx_error err;
+      gfx_image_alloc (&in, 64, 64, 1, false, GFX_F32, &err);
+      for (int i = 0; i < 64 * 64; i++)
+        ((float *) in.pixels)[i] = 0.5f;
+      gfx_halftone_params p;
+      gfx_params_defaults (&gfx_halftone_param_set, &p);
+      p.backend = GFX_BACKEND_CPU;
+      p.kernel = k;
+      gfx_halftone (&in, &out, &p, NULL, NULL, &err);
+      const float *o = out.pixels;
+      int white = 0, differ = 0;
+      for (int y = 0; y < 64; y++)
+        for (int x = 0; x < 64; x++)
+          {
+            white += o[y * 64 + x] == 1.0f;
+            differ += x + 1 < 64 && o[y * 64 + x] != o[y * 64 + x + 1];
+            differ += y + 1 < 64 && o[y * 64 + x] != o[(y + 1) * 64 + x];
+          }
+      double density = white / 4096.0, alternation = differ / (2.0 * 63 * 64);
+      CHECK (fabs (density - 0.5) < 0.02, "50%% grey gives 50%% white (%s): %.3f",
+             gfx_kernel_choices[k], density);
+      if (k == GFX_KERNEL_FS)
+        CHECK (alternation > 0.9 && o[0] == 1.0f, "50%% grey gives a checkerboard (fs): "
+               "%.3f of neighbours differ, first pixel white (midpoint goes up)", alternation);
+      gfx_image_free (&in);
+      gfx_image_free (&out);
+    }
+}
+
+static void
+check_alpha_and_validation (void)
+{
+  gfx_image in = make_image (33, 21, 4, GFX_U16), out;
+  gfx_halftone_params p;
+  gfx_error err;
+  gfx_params_defaults (&gfx_halftone_param_set, &p);
+  p.backend = GFX_BACKEND_CPU;
+  int ok = gfx_halftone (&in, &out, &p, NULL, NULL, &err) == GFX_OK;
+  for (size_t i = 3; ok && i < gfx_image_samples (&in); i += 4)
+    ok = ((uint16_t *) in.pixels)[i] == ((uint16_t *) out.pixels)[i];
+  CHECK (ok, "alpha passes through untouched (RGBA 16-bit)");
+  gfx_image_free (&out);
+
+  p.levels = 300;
+  gfx_status st = gfx_halftone (&in, &out, &p, NULL, NULL, &err);
+  CHECK (st == GFX_ERR_PARAM && !out.pixels && strstr (err.msg, "levels = 300")
+           && strstr (err.msg, "2 to 256"),
+         "levels 300 refused, no output: %s", err.msg);
+  p.levels = 2;
+  p.kernel = GFX_KERNEL_COUNT;
+  st = gfx_halftone (&in, &out, &p, NULL, NULL, &err);
+  CHECK (st == GFX_ERR_PARAM && strstr (err.msg, "kernel"), "unknown kernel refused: %s",
+         err.msg);
+  gfx_image_free (&in);
+}
+
+static void
+cancel_at_ten_percent (void *ctx, double fraction)
+{
+  if (fraction > 0.1)
+    gfx_progress_cancel (ctx);
+}
+
+static void
+check_cancel (void)
+{
+  gfx_image in = make_image (300, 400, 3, GFX_U8), out;
+  gfx_halftone_params p;
+  gfx_error err;
+  gfx_progress progress;
+  gfx_params_defaults (&gfx_halftone_param_set, &p);
+  p.backend = GFX_BACKEND_CPU;
+  for (int threads = 1; threads <= 3; threads += 2)
+    {
+      set_threads (threads);
+      gfx_progress_init (&progress, NULL, NULL);
+      gfx_progress_cancel (&progress);
+      gfx_status st = gfx_halftone (&in, &out, &p, &progress, NULL, &err);
+      CHECK (st == GFX_ERR_CANCELLED && !out.pixels, "cancel before start (%d threads): %s",
+             threads, err.msg);
+      gfx_progress_init (&progress, cancel_at_ten_percent, &progress);
+      st = gfx_halftone (&in, &out, &p, &progress, NULL, &err);
+      CHECK (st == GFX_ERR_CANCELLED && !out.pixels,
+             "cancel from the progress report (%d threads): status %d", threads, (int) st);
+    }
+  gfx_image_free (&in);
+}
+
+/* Hand-computed: 2 x 2 of 0.5 with Floyd-Steinberg.  (0,0) 0.5 -> 1, error -0.5;
+ * (1,0) 0.5 - 7/16*0.5 = 0.28125 -> 0; (0,1) 0.5 + 3/16*0.28125 + 5/16*(-0.5) = 0.396... -> 0;
+ * (1,1) 0.5 + 7/16*0.396 + 5/16*0.28125 + 1/16*(-0.5) = 0.7301... -> 1. */
+static void
+check_hand_values (void)
+{
+  gfx_image in, out;
+  gfx_error err;
+  gfx_image_alloc (&in, 2, 2, 1, false, GFX_F32, &err);
+  gfx_image_alloc (&out, 2, 2, 1, false, GFX_F32, &err);
+  for (int i = 0; i < 4; i++)
+    ((float *) in.pixels)[i] = 0.5f;
+  gfx_halftone_ref (&in, &out, GFX_KERNEL_FS, 2, &err);
+  const float *o = out.pixels;
+  CHECK (o[0] == 1.0f && o[1] == 0.0f && o[2] == 0.0f && o[3] == 1.0f,
+         "reference matches hand-computed 2x2 Floyd-Steinberg: %g %g %g %g", o[0], o[1], o[2],
+         o[3]);
+  gfx_image_free (&in);
+  gfx_image_free (&out);
+}
+
+static void
+time_large (void)
+{
+  gfx_image in, out;
+  gfx_error err;
+  int n = getenv ("GPUFX_PERF_SIZE") ? atoi (getenv ("GPUFX_PERF_SIZE")) : 8192;
+  gfx_image_alloc (&in, n, n, 1, false, GFX_U8, &err);
+  fill (&in);
+  for (int rep = 0; rep < 3; rep++)
+    {
+      gfx_image_alloc (&out, n, n, 1, false, GFX_U8, &err);
+      struct timespec a, b;
+      clock_gettime (CLOCK_MONOTONIC, &a);
+      gfx_halftone_cpu (&in, &out, GFX_KERNEL_FS, 2, NULL, &err);
+      clock_gettime (CLOCK_MONOTONIC, &b);
+      printf ("time: fs gray u8 %dx%d, %d threads: %.1f ms\n", n, n, gfx_threads (),
+              (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
+      gfx_image_free (&out);
+    }
+  gfx_image_free (&in);
+}
+
+int
+main (void)
+{
+  if (getenv ("GPUFX_PERF"))
+    {
+      time_large ();
+      return 0;
+    }
+  static const int levels[] = { 2, 3, 16, 256 };
+  check_hand_values ();
+  for (int k = 0; k < GFX_KERNEL_COUNT; k++)
+    for (int l = 0; l < 4; l++)
+      for (int d = 0; d < 3; d++)
+        sweep (k, levels[l], (gfx_depth) d);
+  set_threads (2);
+  check_allowed_levels ();
+  check_tone ();
+  check_mid_grey ();
+  check_alpha_and_validation ();
+  check_cancel ();
+  return check_exit_status ();
+}
