@@ -1,0 +1,349 @@
+#include "iir_identify_solve.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iir_filter.h"
+
+#define IRLS_MAX_ITER 60
+#define IRLS_TOL 1e-9     /* relative change of the sum of |residuals| that ends IRLS */
+#define IRLS_FLOOR 1e-10  /* final smoothing of |r|, relative to y_rms */
+#define IRLS_SHRINK 0.1  /* smoothing reduction per iteration */
+
+/* Row/column offsets of quadrant q's "previous" samples: q1 reads up-left, q2 up-right,
+ * q3 down-right, q4 down-left (the mirror images of q1). */
+static void
+quadrant_signs (int q, int *s1, int *s2)
+{
+  *s1 = (q == 0 || q == 1) ? 1 : -1;
+  *s2 = (q == 0 || q == 3) ? 1 : -1;
+}
+
+static size_t
+pair_equations (const gfx_fragment_pair *p, int m1, int m2)
+{
+  if (p->height < m1 || p->width < m2)
+    return 0;
+  return (size_t) (p->height - m1 + 1) * (size_t) (p->width - m2 + 1);
+}
+
+/* Writes row `row` of the system: pixel (i, j) of pair p. */
+static void
+put_row (gfx_identify_system *sys, size_t row, const gfx_fragment_pair *p, int i, int j,
+         int s1, int s2)
+{
+  size_t ld = sys->rows;
+  int m1 = sys->m1, m2 = sys->m2;
+  for (int r1 = 0; r1 < m1; r1++)
+    for (int r2 = 0; r2 < m2; r2++)
+      {
+        size_t at = (size_t) (i - s1 * r1) * (size_t) p->stride + (size_t) (j - s2 * r2);
+        int k = r1 * m2 + r2;
+        sys->s[row + (size_t) k * ld] = p->x[at];
+        if (k > 0)
+          sys->s[row + (size_t) (sys->n_a + k - 1) * ld] = -(double) p->y[at];
+      }
+  sys->y[row] = p->y[(size_t) i * (size_t) p->stride + (size_t) j];
+}
+
+static void
+fill_rows (gfx_identify_system *sys, const gfx_fragment_pair *pairs, int n_pairs, int q,
+           size_t keep_every)
+{
+  int s1, s2;
+  quadrant_signs (q, &s1, &s2);
+  size_t seen = 0, row = 0;
+  for (int f = 0; f < n_pairs; f++)
+    {
+      const gfx_fragment_pair *p = &pairs[f];
+      if (!pair_equations (p, sys->m1, sys->m2))
+        continue;
+      /* Rows where all of the mask's previous rows exist, in q's direction. */
+      int i0 = s1 > 0 ? sys->m1 - 1 : 0, i1 = s1 > 0 ? p->height : p->height - sys->m1 + 1;
+      int j0 = s2 > 0 ? sys->m2 - 1 : 0, j1 = s2 > 0 ? p->width : p->width - sys->m2 + 1;
+      for (int i = i0; i < i1; i++)
+        for (int j = j0; j < j1; j++)
+          if (seen++ % keep_every == 0 && row < sys->rows)
+            put_row (sys, row++, p, i, j, s1, s2);
+    }
+}
+
+gfx_status
+gfx_identify_system_build (const gfx_fragment_pair *pairs, int n_pairs, int q, int m1, int m2,
+                           size_t max_rows, gfx_identify_system *sys, gfx_error *err)
+{
+  memset (sys, 0, sizeof *sys);
+  if (m1 < 1 || m1 > GFX_IIR_MAX_MASK || m2 < 1 || m2 > GFX_IIR_MAX_MASK)
+    return gfx_fail (err, GFX_ERR_PARAM, "mask %d x %d: rows and columns must be 1 to %d", m1,
+                     m2, GFX_IIR_MAX_MASK);
+  size_t total = 0;
+  for (int f = 0; f < n_pairs; f++)
+    total += pair_equations (&pairs[f], m1, m2);
+  if (total == 0)
+    return gfx_fail (err, GFX_ERR_INPUT, "no fragment is large enough for a %d x %d mask", m1,
+                     m2);
+  size_t keep_every = max_rows > 0 && total > max_rows ? (total + max_rows - 1) / max_rows : 1;
+  sys->m1 = m1;
+  sys->m2 = m2;
+  sys->n_a = m1 * m2;
+  sys->n_b = m1 * m2 - 1;
+  sys->rows = (total + keep_every - 1) / keep_every;
+  size_t cols = (size_t) (sys->n_a + sys->n_b);
+  sys->s = calloc (sys->rows * cols, sizeof (double));
+  sys->y = calloc (sys->rows, sizeof (double));
+  if (!sys->s || !sys->y)
+    {
+      gfx_identify_system_free (sys);
+      return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for %zu identification equations",
+                       total);
+    }
+  fill_rows (sys, pairs, n_pairs, q, keep_every);
+  double sum = 0.0;
+  for (size_t r = 0; r < sys->rows; r++)
+    sum += sys->y[r] * sys->y[r];
+  sys->y_rms = sqrt (sum / (double) sys->rows);
+  return GFX_OK;
+}
+
+void
+gfx_identify_system_free (gfx_identify_system *sys)
+{
+  free (sys->s);
+  free (sys->y);
+  sys->s = sys->y = NULL;
+  sys->rows = 0;
+}
+
+/* Residual r = y - S phi over the first n columns, in a fixed order. */
+static void
+residual (const gfx_identify_system *sys, int n, const double *phi, double *r)
+{
+  memcpy (r, sys->y, sys->rows * sizeof (double));
+  for (int c = 0; c < n; c++)
+    {
+      const double *col = sys->s + (size_t) c * sys->rows;
+      for (size_t i = 0; i < sys->rows; i++)
+        r[i] -= col[i] * phi[c];
+    }
+}
+
+static double
+sum_abs (const double *r, size_t n)
+{
+  double s = 0.0;
+  for (size_t i = 0; i < n; i++)
+    s += fabs (r[i]);
+  return s;
+}
+
+typedef struct {
+  const gfx_identify_system *sys;
+  int n;              /* columns used: n_a (FIR) or n_a + n_b */
+  const double *w;    /* row weights, NULL = all 1 */
+  double ridge;       /* scale of the rows that pull b(k != 0) to 0; 0 = none */
+} lsq_job;
+
+/* min |W^(1/2) (S phi - y)|^2 + |ridge b|^2 by SVD (dgelsd). */
+static gfx_status
+weighted_lstsq (const lsq_job *job, double *phi, double *cond, gfx_error *err)
+{
+  const gfx_identify_system *sys = job->sys;
+  int n = job->n, n_ridge = job->ridge > 0.0 ? n - sys->n_a : 0;
+  size_t m = sys->rows + (size_t) n_ridge;
+  double *a = calloc (m * (size_t) n, sizeof (double));
+  double *rhs = calloc (m > (size_t) n ? m : (size_t) n, sizeof (double));
+  double *sv = calloc ((size_t) n, sizeof (double));
+  if (!a || !rhs || !sv)
+    {
+      free (a), free (rhs), free (sv);
+      return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the least-squares solve");
+    }
+  for (size_t i = 0; i < sys->rows; i++)
+    {
+      double sw = job->w ? sqrt (job->w[i]) : 1.0;
+      for (int c = 0; c < n; c++)
+        a[i + (size_t) c * m] = sw * sys->s[i + (size_t) c * sys->rows];
+      rhs[i] = sw * sys->y[i];
+    }
+  for (int k = 0; k < n_ridge; k++)
+    a[sys->rows + (size_t) k + (size_t) (sys->n_a + k) * m] = job->ridge;
+  lapack_int rank = 0;
+  lapack_int info = LAPACKE_dgelsd (LAPACK_COL_MAJOR, (lapack_int) m, n, 1, a, (lapack_int) m,
+                                    rhs, (lapack_int) (m > (size_t) n ? m : (size_t) n), sv,
+                                    -1.0, &rank);
+  *cond = sv[n - 1] > 0.0 ? sv[0] / sv[n - 1] : INFINITY;
+  gfx_status st = GFX_OK;
+  if (info != 0)
+    st = gfx_fail (err, GFX_ERR_INTERNAL, "LAPACK dgelsd failed (info %d)", (int) info);
+  else if (!(*cond <= GFX_IDENTIFY_MAX_COND) || !isfinite (sv[0]))
+    st = gfx_fail (err, GFX_ERR_INPUT,
+                   "the identification equations are singular (condition number %.3g, limit "
+                   "%.0e): the fragments do not vary enough for a %d x %d mask; use a textured "
+                   "reference, edges of more orientations, or a smaller mask",
+                   *cond, GFX_IDENTIFY_MAX_COND, sys->m1, sys->m2);
+  for (int c = 0; st == GFX_OK && c < n; c++)
+    if (!isfinite (rhs[c]))
+      st = gfx_fail (err, GFX_ERR_INPUT, "the identification gave non-finite coefficients");
+  if (st == GFX_OK)
+    memcpy (phi, rhs, (size_t) n * sizeof (double));
+  free (a), free (rhs), free (sv);
+  return st;
+}
+
+/* IRLS for min sum |r|: weights 1 / sqrt(r^2 + eps^2), eps shrinking to a floor, each step
+ * the weighted SVD solve.  The ridge rows are scaled by the root of the mean weight so that
+ * lambda means about the same as in least squares.  w holds rows weights (scratch). */
+static int
+irls_iterate (lsq_job *job, double *phi, double *r, double *w, double *next)
+{
+  const gfx_identify_system *sys = job->sys;
+  double floor_r = IRLS_FLOOR * (sys->y_rms > 0.0 ? sys->y_rms : 1.0), ridge = job->ridge;
+  double obj = sum_abs (r, sys->rows), cond;
+  double eps = fmax (obj / (double) sys->rows, floor_r);
+  int it = 1;
+  for (; it < IRLS_MAX_ITER && obj > 0.0; it++)
+    {
+      double mean_w = 0.0;
+      for (size_t i = 0; i < sys->rows; i++)
+        {
+          w[i] = 1.0 / sqrt (r[i] * r[i] + eps * eps);
+          mean_w += w[i] / (double) sys->rows;
+        }
+      job->w = w;
+      job->ridge = ridge * sqrt (mean_w);
+      gfx_error ignored;
+      if (weighted_lstsq (job, next, &cond, &ignored) != GFX_OK)
+        break; /* extreme weights: keep the last good iterate */
+      memcpy (phi, next, (size_t) job->n * sizeof (double));
+      residual (sys, job->n, phi, r);
+      double now = sum_abs (r, sys->rows);
+      int done = fabs (obj - now) <= IRLS_TOL * obj && eps <= floor_r;
+      eps = fmax (eps * IRLS_SHRINK, floor_r);
+      obj = now;
+      if (done)
+        break;
+    }
+  job->w = NULL;
+  job->ridge = ridge;
+  return it;
+}
+
+static int
+cmp_double (const void *pa, const void *pb)
+{
+  double a = *(const double *) pa, b = *(const double *) pb;
+  return a < b ? -1 : a > b;
+}
+
+/* IRLS creeps towards a LAD optimum that fits many equations exactly (clean data with a few
+ * gross errors).  A LAD optimum fits at least n equations exactly, so refit by least
+ * squares on the equations with the smallest |r| (a quarter, half, three quarters) and
+ * keep a refit only when it lowers sum |r|: every accepted step is a LAD descent. */
+static void
+lad_polish (lsq_job *job, double *phi, double *r, double *w, double *next)
+{
+  const gfx_identify_system *sys = job->sys;
+  size_t n = sys->rows;
+  double *sorted = malloc (n * sizeof (double)), *r_next = malloc (n * sizeof (double));
+  if (!sorted || !r_next)
+    {
+      free (sorted), free (r_next);
+      return;
+    }
+  for (int part = 1; part <= 3; part++)
+    {
+      for (size_t i = 0; i < n; i++)
+        sorted[i] = fabs (r[i]);
+      qsort (sorted, n, sizeof (double), cmp_double);
+      double limit = sorted[n * (size_t) part / 4];
+      for (size_t i = 0; i < n; i++)
+        w[i] = fabs (r[i]) <= limit ? 1.0 : 0.0;
+      job->w = w;
+      double cond;
+      gfx_error ignored;
+      if (weighted_lstsq (job, next, &cond, &ignored) == GFX_OK)
+        {
+          residual (sys, job->n, next, r_next);
+          if (sum_abs (r_next, n) < sum_abs (r, n))
+            {
+              memcpy (phi, next, (size_t) job->n * sizeof (double));
+              memcpy (r, r_next, n * sizeof (double));
+            }
+        }
+      job->w = NULL;
+    }
+  free (sorted), free (r_next);
+}
+
+static gfx_status
+irls (lsq_job *job, double *phi, double *r, int *iterations, gfx_error *err)
+{
+  double *w = malloc (job->sys->rows * sizeof (double));
+  double *next = malloc ((size_t) job->n * sizeof (double));
+  if (!w || !next)
+    {
+      free (w), free (next);
+      return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the LAD iterations");
+    }
+  *iterations = irls_iterate (job, phi, r, w, next);
+  if (job->ridge == 0.0) /* with a ridge the objective is no longer sum |r| alone */
+    lad_polish (job, phi, r, w, next);
+  free (w), free (next);
+  return GFX_OK;
+}
+
+static gfx_status
+solve_columns (const gfx_identify_system *sys, int n, int method, double lambda, double *a,
+               double *b, gfx_solve_info *info, gfx_error *err)
+{
+  double phi[2 * GFX_IIR_MAX_MASK * GFX_IIR_MAX_MASK] = { 0 };
+  gfx_solve_info local = { 0 };
+  if (sys->rows < (size_t) (2 * n))
+    return gfx_fail (err, GFX_ERR_INPUT, "only %zu equations for %d unknowns: give larger or "
+                     "more fragments, or a smaller mask", sys->rows, n);
+  lsq_job job = { sys, n, NULL, lambda * sqrt ((double) sys->rows) * sys->y_rms };
+  double *r = malloc (sys->rows * sizeof (double));
+  if (!r)
+    return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the residuals");
+  gfx_status st = weighted_lstsq (&job, phi, &local.cond, err);
+  local.iterations = 1;
+  if (st == GFX_OK)
+    residual (sys, n, phi, r);
+  if (st == GFX_OK && method == GFX_IDENTIFY_LAD)
+    st = irls (&job, phi, r, &local.iterations, err);
+  if (st == GFX_OK)
+    {
+      double sq = 0.0;
+      for (size_t i = 0; i < sys->rows; i++)
+        sq += r[i] * r[i];
+      local.rms = sqrt (sq / (double) sys->rows);
+      local.mean_abs = sum_abs (r, sys->rows) / (double) sys->rows;
+      memset (b, 0, (size_t) sys->n_a * sizeof (double));
+      memcpy (a, phi, (size_t) sys->n_a * sizeof (double));
+      b[0] = 1.0;
+      for (int k = sys->n_a; k < n; k++)
+        b[k - sys->n_a + 1] = phi[k];
+      if (info)
+        *info = local;
+    }
+  free (r);
+  return st;
+}
+
+gfx_status
+gfx_identify_solve (const gfx_identify_system *sys, int method, double lambda, double *a,
+                    double *b, gfx_solve_info *info, gfx_error *err)
+{
+  if (!(lambda >= 0.0) || !isfinite (lambda))
+    return gfx_fail (err, GFX_ERR_PARAM, "regularisation %g: must be 0 or more", lambda);
+  return solve_columns (sys, sys->n_a + sys->n_b, method, lambda, a, b, info, err);
+}
+
+gfx_status
+gfx_identify_solve_fir (const gfx_identify_system *sys, int method, double *a, double *b,
+                        gfx_solve_info *info, gfx_error *err)
+{
+  return solve_columns (sys, sys->n_a, method, 0.0, a, b, info, err);
+}
