@@ -17,15 +17,19 @@ typedef struct {
   gfx_progress *progress;
 } halftone_job;
 
-#ifdef GFX_HAVE_CUDA
+/* Without CUDA compiled in, gfx_dispatch finds no usable GPU and never calls this. */
 static gfx_status
 run_gpu (void *ctx, gfx_error *err)
 {
+#ifdef GFX_HAVE_CUDA
   halftone_job *job = ctx;
   return gfx_cuda_halftone (job->in, job->out, job->p->kernel, job->p->levels,
                             job->p->block_size, job->p->margin, NULL, err);
-}
+#else
+  (void) ctx;
+  return gfx_fail (err, GFX_ERR_GPU, "this build has no CUDA support");
 #endif
+}
 
 static gfx_status
 run_cpu (void *ctx, gfx_error *err)
@@ -79,11 +83,7 @@ gfx_halftone (const gfx_image *in, gfx_image *out, const gfx_halftone_params *p,
   if (in->has_alpha)
     copy_alpha (in, out);
   halftone_job job = { in, out, p, progress };
-#ifdef GFX_HAVE_CUDA
   st = gfx_dispatch (p->backend, run_gpu, run_cpu, &job, info, err);
-#else
-  st = gfx_dispatch (p->backend, NULL, run_cpu, &job, info, err);
-#endif
   if (st == GFX_OK)
     gfx_progress_update (progress, 1.0);
   else

@@ -68,6 +68,21 @@ gfx_params_find (const gfx_param_set *set, const char *name)
   return NULL;
 }
 
+const char *
+gfx_param_cli_name (const gfx_param_desc *d)
+{
+  return d->cli_name ? d->cli_name : d->name;
+}
+
+const gfx_param_desc *
+gfx_params_find_cli (const gfx_param_set *set, const char *name)
+{
+  for (int i = 0; i < set->n_params; i++)
+    if (strcmp (gfx_param_cli_name (&set->params[i]), name) == 0)
+      return &set->params[i];
+  return NULL;
+}
+
 static int
 choice_count (const gfx_param_desc *d)
 {
@@ -95,10 +110,10 @@ gfx_param_describe_range (const gfx_param_desc *d, char *buf, size_t len)
     case GFX_PT_DRAWABLE: snprintf (buf, len, "a drawable, or -1"); break;
     case GFX_PT_INT:
       if (d->auto_label)
-        snprintf (buf, len, "%g (%s) or %g to %g", d->min, d->auto_label,
-                  d->min + 1 > 1 ? d->min + 1 : 1, d->max);
+        snprintf (buf, len, "%.0f (%s) or %.0f to %.0f", d->min, d->auto_label, d->min + 1,
+                  d->max);
       else
-        snprintf (buf, len, "%g to %g", d->min, d->max);
+        snprintf (buf, len, "%.0f to %.0f", d->min, d->max);
       break;
     case GFX_PT_FLOAT:
       snprintf (buf, len, "%s%g to %g", (d->flags & GFX_PF_MIN_EXCLUSIVE) ? "above " : "",

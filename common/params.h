@@ -44,6 +44,8 @@ typedef struct {
   unsigned flags;
   const char *auto_label; /* INT: label of the value `min` when it means "auto", else NULL */
   double step;            /* dialog step; 0 = 1 for integers, 0.01 for floats */
+  const char *cli_name;   /* CLI option when it differs from name (PDB filter-file is
+                             --filter), else NULL */
 } gfx_param_desc;
 
 typedef struct gfx_param_set {
@@ -64,6 +66,10 @@ void gfx_params_defaults (const gfx_param_set *set, void *values);
 /* Every range and the set's cross rules; the message names the parameter and its range. */
 gfx_status gfx_params_validate (const gfx_param_set *set, const void *values, gfx_error *err);
 const gfx_param_desc *gfx_params_find (const gfx_param_set *set, const char *name);
+/* The option name the CLI uses: cli_name, or name. */
+const char *gfx_param_cli_name (const gfx_param_desc *d);
+/* The parameter whose CLI option is `name`, or NULL. */
+const gfx_param_desc *gfx_params_find_cli (const gfx_param_set *set, const char *name);
 
 double gfx_param_get (const gfx_param_desc *d, const void *values);
 void gfx_param_put (const gfx_param_desc *d, void *values, double v);

@@ -1,0 +1,87 @@
+/* The gpufx command line: shared pieces for the sub-commands.
+ *
+ * A filter sub-command (halftone, enhance, deblur) is generated from its gfx_filter
+ * descriptor: options from the parameter table, --help from the same table, image I/O via
+ * GEGL.  A plain command (stability, identify, bench) is an int main(argc, argv) that may
+ * use the helpers below.  Both kinds are listed in the tables in cli/main.c. */
+#ifndef GFX_CLI_H
+#define GFX_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../common/filter.h"
+#include "../common/image.h"
+#include "../common/status.h"
+
+/* Exit statuses (SPEC section 4). */
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2, CLI_UNSTABLE = 3 };
+
+typedef struct {
+  const gfx_filter *filter;
+  bool has_mask; /* the filter can write a decision mask (gfx_filter_run.mask): --mask-out */
+} cli_filter;
+
+typedef struct {
+  const char *name;                   /* sub-command */
+  const char *summary;                /* one line for `gpufx --help` */
+  int (*main) (int argc, char **argv); /* argv[0] is the sub-command's name */
+} cli_command;
+
+/* What a (sub-)command accepts: positional arguments, options from a parameter table,
+ * and for processing commands --backend, --compare FILE, --quiet (and --mask-out FILE). */
+typedef struct {
+  const char *cmd;          /* "halftone": messages say "gpufx halftone: ..." */
+  const char *blurb;        /* first line of --help */
+  const gfx_param_set *set; /* options: --name value, --name=value, bools as flags; or NULL */
+  const char *usage;        /* positionals for the usage line: "IN OUT" */
+  int n_positionals;        /* exactly this many (at most 4) */
+  bool processing;          /* --backend, --compare, --quiet */
+  bool mask;                /* --mask-out */
+} cli_spec;
+
+typedef struct {
+  const char *pos[4];
+  const char *compare, *mask_out;
+  bool quiet;
+} cli_args;
+
+/* Parses argv[1..] (values must hold the set's defaults).  Returns -1 to go on, or the
+ * exit status to return at once: 0 after --help, 2 after a usage error (message printed). */
+int cli_parse (const cli_spec *spec, int argc, char **argv, void *values, cli_args *args);
+/* The --help text, generated from the table: every option with its range and default. */
+void cli_help (const cli_spec *spec, FILE *out);
+
+/* Runs `gpufx NAME IN OUT [options]` for a filter; returns the exit status. */
+int cli_filter_main (const cli_filter *f, int argc, char **argv);
+
+/* Prints "gpufx CMD: message" as one line on stderr and returns code. */
+int cli_fail (const char *cmd, int code, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+/* The exit status for a core status: 2 bad parameter/input, 3 unstable, 1 otherwise. */
+int cli_exit_code (gfx_status st);
+
+/* Images through GEGL.  cli_load reads any format GEGL loads into the nearest core layout
+ * (GRAY/GRAYA/RGB/RGBA; u8, u16 or float), converting indexed images to RGB(A) and
+ * describing that in note (empty otherwise).  cli_save writes img to path in the format
+ * the extension names, keeping the precision where the format can hold it (PNG and PPM:
+ * 8 or 16 bits), through a temporary file in the same folder renamed at the end, so a
+ * failure never leaves a partial file. */
+gfx_status cli_load (const char *path, gfx_image *img, char *note, size_t note_len,
+                     gfx_error *err);
+gfx_status cli_save (const char *path, const gfx_image *img, gfx_error *err);
+
+/* Fails early (before any work) when path cannot be written: no saver for its extension
+ * (GFX_ERR_INPUT) or a folder that is missing or not writable (GFX_ERR_IO). */
+gfx_status cli_check_output (const char *path, gfx_error *err);
+
+/* Before and after next to each other (a left, b right), in a's layout. */
+gfx_status cli_side_by_side (const gfx_image *a, const gfx_image *b, gfx_image *out,
+                             gfx_error *err);
+
+/* Called once before exiting when GEGL was used. */
+void cli_io_shutdown (void);
+
+#endif

@@ -1,0 +1,138 @@
+/* `gpufx FILTER IN OUT [options]`, written once over gfx_filter (see cli.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* A progress line on stderr once the run has taken about a second. */
+typedef struct {
+  const char *cmd;
+  bool quiet, tty, shown;
+  double start, last_line;
+} progress_line;
+
+static double
+now (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void
+report (void *ctx, double fraction)
+{
+  progress_line *p = ctx;
+  double t = now ();
+  if (p->quiet || t - p->start < 1.0)
+    return;
+  if (p->tty)
+    fprintf (stderr, "\rgpufx %s: %3d%%", p->cmd, (int) (fraction * 100.0));
+  else if (t - p->last_line >= 1.0 || fraction >= 1.0) /* a log: a line a second at most */
+    {
+      fprintf (stderr, "gpufx %s: %d%%\n", p->cmd, (int) (fraction * 100.0));
+      p->last_line = t;
+    }
+  p->shown = true;
+}
+
+static void
+progress_end (progress_line *p)
+{
+  if (p->shown && p->tty)
+    fprintf (stderr, "\rgpufx %s: done in %.1f s\n", p->cmd, now () - p->start);
+  p->shown = false;
+}
+
+/* Writes the result, and the comparison and mask when asked for. */
+static int
+write_outputs (const cli_filter *f, const cli_args *args, const gfx_image *in,
+               const gfx_image *out, const gfx_image *mask)
+{
+  const char *cmd = f->filter->name;
+  gfx_error err;
+  gfx_status st = cli_save (args->pos[1], out, &err);
+  if (st == GFX_OK && args->compare)
+    {
+      gfx_image both;
+      st = cli_side_by_side (in, out, &both, &err);
+      if (st == GFX_OK)
+        {
+          st = cli_save (args->compare, &both, &err);
+          gfx_image_free (&both);
+        }
+    }
+  if (st == GFX_OK && args->mask_out)
+    {
+      if (mask->pixels)
+        st = cli_save (args->mask_out, mask, &err);
+      else
+        st = gfx_fail (&err, GFX_ERR_INTERNAL, "--mask-out: the filter made no mask");
+    }
+  return st == GFX_OK ? CLI_OK : cli_fail (cmd, cli_exit_code (st), "%s", err.msg);
+}
+
+/* Checks everything that can be checked before loading and computing. */
+static int
+check_before_work (const cli_filter *f, const cli_args *args, const void *values)
+{
+  const char *paths[3] = { args->pos[1], args->compare, args->mask_out };
+  gfx_error err;
+  if (gfx_params_validate (f->filter->params, values, &err) != GFX_OK)
+    return cli_fail (f->filter->name, CLI_USAGE, "%s", err.msg);
+  for (int i = 0; i < 3; i++)
+    if (paths[i] && cli_check_output (paths[i], &err) != GFX_OK)
+      return cli_fail (f->filter->name, cli_exit_code (err.status), "%s", err.msg);
+  return -1;
+}
+
+static int
+run (const cli_filter *f, const cli_args *args, const void *values)
+{
+  const char *cmd = f->filter->name;
+  progress_line line = { cmd, args->quiet, isatty (2), false, now (), 0.0 };
+  gfx_image in, out = { 0 }, mask = { 0 };
+  gfx_error err;
+  char note[GFX_MSG_LEN];
+  gfx_status st = cli_load (args->pos[0], &in, note, sizeof note, &err);
+  if (st != GFX_OK)
+    return cli_fail (cmd, cli_exit_code (st), "%s", err.msg);
+  if (note[0] && !args->quiet)
+    fprintf (stderr, "gpufx %s: note: %s\n", cmd, note);
+  gfx_progress progress;
+  gfx_progress_init (&progress, report, &line);
+  gfx_filter_run fr = { .progress = &progress, .mask = args->mask_out ? &mask : NULL };
+  st = f->filter->apply (&in, &out, values, &fr, &err);
+  progress_end (&line);
+  if (fr.info.note_is_new && !args->quiet)
+    fprintf (stderr, "gpufx %s: note: %s\n", cmd, fr.info.note);
+  int rc = st == GFX_OK ? write_outputs (f, args, &in, &out, &mask)
+                        : cli_fail (cmd, cli_exit_code (st), "%s", err.msg);
+  gfx_image_free (&in);
+  gfx_image_free (&out);
+  gfx_image_free (&mask);
+  return rc;
+}
+
+int
+cli_filter_main (const cli_filter *f, int argc, char **argv)
+{
+  const gfx_param_set *set = f->filter->params;
+  char blurb[512];
+  snprintf (blurb, sizeof blurb, "%s: %s", f->filter->title, f->filter->blurb);
+  cli_spec spec = { f->filter->name, blurb, set, "IN OUT", 2, true, f->has_mask };
+  void *values = calloc (1, set->size);
+  if (!values)
+    return cli_fail (f->filter->name, CLI_FAILED, "out of memory");
+  gfx_params_defaults (set, values);
+  cli_args args;
+  int rc = cli_parse (&spec, argc, argv, values, &args);
+  if (rc < 0)
+    rc = check_before_work (f, &args, values);
+  if (rc < 0)
+    rc = run (f, &args, values);
+  free (values);
+  return rc;
+}

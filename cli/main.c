@@ -1,0 +1,71 @@
+/* gpufx: the command line over the same core as the GIMP plug-ins (SPEC section 4).
+ *
+ * To add a sub-command, add one line to a table below:
+ *   - a filter (a gfx_filter from common/): FILTERS gets { &gfx_NAME_filter } (with
+ *     .has_mask = true if it fills gfx_filter_run.mask: it then takes --mask-out FILE);
+ *     its options, --help, image I/O, --backend, --compare and --quiet come for free;
+ *   - anything else: COMMANDS gets { "name", "summary", name_main } where
+ *     int name_main (int argc, char **argv) lives in cli/NAME.c (cli.h has helpers:
+ *     cli_parse/cli_help over a parameter table, cli_load/cli_save, cli_fail). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/halftone.h"
+#include "cli.h"
+
+static const cli_filter FILTERS[] = {
+  { &gfx_halftone_filter, false },
+};
+
+static const cli_command COMMANDS[] = {
+  { NULL, NULL, NULL }, /* placeholder so the table may be empty; skipped */
+};
+
+#define N_FILTERS ((int) (sizeof FILTERS / sizeof FILTERS[0]))
+#define N_COMMANDS ((int) (sizeof COMMANDS / sizeof COMMANDS[0]))
+
+static void
+usage (FILE *out)
+{
+  fprintf (out, "Usage: gpufx COMMAND [arguments] (gpufx COMMAND --help for details)\n\n"
+                "Commands:\n");
+  for (int i = 0; i < N_FILTERS; i++)
+    fprintf (out, "  %-10s %s IN OUT [options]: %s\n", FILTERS[i].filter->name,
+             FILTERS[i].filter->name, FILTERS[i].filter->blurb);
+  for (int i = 0; i < N_COMMANDS; i++)
+    if (COMMANDS[i].name)
+      fprintf (out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+  fprintf (out, "\nGPUFX_BACKEND=auto|cpu|gpu sets the default backend; GPUFX_THREADS the "
+                "number of CPU threads.\n");
+}
+
+static int
+dispatch (int argc, char **argv)
+{
+  if (argc < 2)
+    {
+      usage (stderr);
+      return CLI_USAGE;
+    }
+  const char *name = argv[1];
+  if (!strcmp (name, "--help") || !strcmp (name, "-h") || !strcmp (name, "help"))
+    {
+      usage (stdout);
+      return CLI_OK;
+    }
+  for (int i = 0; i < N_FILTERS; i++)
+    if (!strcmp (name, FILTERS[i].filter->name))
+      return cli_filter_main (&FILTERS[i], argc - 1, argv + 1);
+  for (int i = 0; i < N_COMMANDS; i++)
+    if (COMMANDS[i].name && !strcmp (name, COMMANDS[i].name))
+      return COMMANDS[i].main (argc - 1, argv + 1);
+  return cli_fail (NULL, CLI_USAGE, "unknown command '%s' (gpufx --help lists them)", name);
+}
+
+int
+main (int argc, char **argv)
+{
+  int rc = dispatch (argc, argv);
+  cli_io_shutdown ();
+  return rc;
+}

@@ -1,0 +1,237 @@
+/* Command-line options generated from a parameter table (see cli.h). */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+int
+cli_fail (const char *cmd, int code, const char *fmt, ...)
+{
+  char msg[GFX_MSG_LEN];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  for (char *c = msg; *c; c++) /* the message stays one line */
+    if (*c == '\n')
+      *c = ' ';
+  fprintf (stderr, "gpufx%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", msg);
+  return code;
+}
+
+int
+cli_exit_code (gfx_status st)
+{
+  switch (st)
+    {
+    case GFX_OK: return CLI_OK;
+    case GFX_ERR_PARAM:
+    case GFX_ERR_INPUT: return CLI_USAGE;
+    case GFX_ERR_UNSTABLE: return CLI_UNSTABLE;
+    default: return CLI_FAILED;
+    }
+}
+
+/* Parameters that are options: not hidden from the CLI, not GIMP drawables. */
+static bool
+is_option (const gfx_param_desc *d)
+{
+  return !(d->flags & GFX_PF_NO_CLI) && d->type != GFX_PT_DRAWABLE;
+}
+
+static const char *
+metavar (const gfx_param_desc *d)
+{
+  switch (d->type)
+    {
+    case GFX_PT_ENUM: return " NAME";
+    case GFX_PT_BOOL: return "";
+    case GFX_PT_STRING: return " FILE";
+    case GFX_PT_FLOAT: return " V";
+    default: return " N";
+    }
+}
+
+static void
+describe (const gfx_param_desc *d, const void *defaults, char *buf, size_t len)
+{
+  char range[256];
+  double def = gfx_param_get (d, defaults);
+  if (d->type == GFX_PT_ENUM)
+    {
+      size_t used = (size_t) snprintf (buf, len, "one of");
+      for (int i = 0; d->choices[i] && used < len; i++)
+        used += (size_t) snprintf (buf + used, len - used, "%s %s", i ? "," : "", d->choices[i]);
+      if (used < len)
+        snprintf (buf + used, len - used, "; default %s", d->choices[(int) def]);
+      return;
+    }
+  if (d->type == GFX_PT_BOOL)
+    {
+      snprintf (buf, len, "a flag; default %s", def ? "on" : "off");
+      return;
+    }
+  if (d->type == GFX_PT_STRING)
+    {
+      snprintf (buf, len, "%s", (d->flags & GFX_PF_REQUIRED) ? "required" : "optional");
+      return;
+    }
+  gfx_param_describe_range (d, range, sizeof range);
+  if (d->auto_label && def == d->min)
+    snprintf (buf, len, "%s; default %s", range, d->auto_label);
+  else
+    snprintf (buf, len, "%s; default %g", range, def);
+}
+
+static void
+option_line (FILE *out, const char *name, const char *meta, const char *help, const char *extra)
+{
+  fprintf (out, "  --%s%s\n      %s%s%s\n", name, meta, help, extra ? " " : "",
+           extra ? extra : "");
+}
+
+void
+cli_help (const cli_spec *spec, FILE *out)
+{
+  fprintf (out, "Usage: gpufx %s %s [options]\n", spec->cmd, spec->usage);
+  if (spec->blurb)
+    fprintf (out, "%s\n", spec->blurb);
+  fprintf (out, "\nOptions:\n");
+  void *defaults = spec->set ? calloc (1, spec->set->size) : NULL;
+  if (defaults)
+    gfx_params_defaults (spec->set, defaults);
+  for (int i = 0; defaults && i < spec->set->n_params; i++)
+    {
+      const gfx_param_desc *d = &spec->set->params[i];
+      char extra[600];
+      if (!is_option (d))
+        continue;
+      describe (d, defaults, extra + 1, sizeof extra - 2);
+      extra[0] = '(';
+      strcat (extra, ")");
+      option_line (out, gfx_param_cli_name (d), metavar (d), d->help, extra);
+    }
+  free (defaults);
+  if (spec->processing && (!spec->set || !gfx_params_find_cli (spec->set, "backend")))
+    option_line (out, "backend", " NAME", "Where to compute (one of auto, cpu, gpu; default "
+                 "auto, or $GPUFX_BACKEND)", NULL);
+  if (spec->mask)
+    option_line (out, "mask-out", " FILE", "Also write the decision mask to FILE", NULL);
+  if (spec->processing)
+    {
+      option_line (out, "compare", " FILE", "Also write input and result side by side to FILE",
+                   NULL);
+      option_line (out, "quiet", "", "No progress line and no notes (errors still show)", NULL);
+    }
+  option_line (out, "help", "", "Show this help", NULL);
+  if (spec->processing)
+    fprintf (out, "\nIN is any image GEGL can load; OUT's extension picks the format (.png, "
+             ".tif, .jpg, .ppm, ...).\nThe input's precision is kept where the format can "
+             "hold it. Exit status: 0 ok, 2 bad\nusage or input, 3 unstable filter, 1 other "
+             "failures.\n");
+}
+
+/* Generic --backend for a command whose table has none: the core reads $GPUFX_BACKEND. */
+static int
+set_backend_env (const char *cmd, const char *value)
+{
+  for (int i = 0; gfx_backend_choices[i]; i++)
+    if (!strcasecmp (value, gfx_backend_choices[i]))
+      {
+        setenv ("GPUFX_BACKEND", gfx_backend_choices[i], 1);
+        return -1;
+      }
+  return cli_fail (cmd, CLI_USAGE, "backend: '%s' is not allowed: one of auto, cpu, gpu", value);
+}
+
+/* Handles one "--name[=value]" at argv[*i]; returns -1 to go on or an exit status. */
+static int
+parse_option (const cli_spec *spec, int argc, char **argv, int *i, void *values, cli_args *args)
+{
+  char name[128];
+  const char *arg = argv[*i] + 2, *eq = strchr (arg, '='), *value = eq ? eq + 1 : NULL;
+  snprintf (name, sizeof name, "%.*s", eq ? (int) (eq - arg) : (int) strlen (arg), arg);
+  if (!strcmp (name, "help"))
+    {
+      cli_help (spec, stdout);
+      return CLI_OK;
+    }
+  if (spec->processing && !strcmp (name, "quiet") && !value)
+    {
+      args->quiet = true;
+      return -1;
+    }
+  const gfx_param_desc *d = spec->set ? gfx_params_find_cli (spec->set, name) : NULL;
+  bool known = (d && is_option (d)) || (spec->processing && (!strcmp (name, "compare")
+                                                             || !strcmp (name, "backend")))
+               || (spec->mask && !strcmp (name, "mask-out"));
+  if (!known)
+    return cli_fail (spec->cmd, CLI_USAGE, "unknown option --%s (see gpufx %s --help)", name,
+                     spec->cmd);
+  if (d && d->type == GFX_PT_BOOL && !value)
+    value = "1";
+  if (!value && *i + 1 >= argc)
+    return cli_fail (spec->cmd, CLI_USAGE, "--%s needs a value (see gpufx %s --help)", name,
+                     spec->cmd);
+  if (!value)
+    value = argv[++*i];
+  if (!d && !strcmp (name, "compare"))
+    args->compare = value;
+  else if (!d && !strcmp (name, "mask-out"))
+    args->mask_out = value;
+  else if (!d)
+    return set_backend_env (spec->cmd, value);
+  else
+    {
+      gfx_error err;
+      if (gfx_param_parse (d, values, value, &err) != GFX_OK)
+        return cli_fail (spec->cmd, CLI_USAGE, "%s", err.msg);
+    }
+  return -1;
+}
+
+int
+cli_parse (const cli_spec *spec, int argc, char **argv, void *values, cli_args *args)
+{
+  memset (args, 0, sizeof *args);
+  int n_pos = 0, rc = -1;
+  bool only_positionals = false;
+  bool given[64] = { false };
+  for (int i = 1; i < argc && rc < 0; i++)
+    {
+      const char *a = argv[i];
+      if (!only_positionals && !strcmp (a, "--"))
+        only_positionals = true;
+      else if (!only_positionals && !strcmp (a, "-h"))
+        {
+          cli_help (spec, stdout);
+          rc = CLI_OK;
+        }
+      else if (!only_positionals && a[0] == '-' && a[1] == '-')
+        {
+          const gfx_param_desc *d = NULL;
+          char name[128];
+          snprintf (name, sizeof name, "%.*s", (int) strcspn (a + 2, "="), a + 2);
+          if (spec->set && (d = gfx_params_find_cli (spec->set, name)))
+            given[(d - spec->set->params) % 64] = true;
+          rc = parse_option (spec, argc, argv, &i, values, args);
+        }
+      else if (n_pos < spec->n_positionals)
+        args->pos[n_pos++] = a;
+      else
+        rc = cli_fail (spec->cmd, CLI_USAGE, "unexpected argument '%s' (usage: gpufx %s %s "
+                       "[options])", a, spec->cmd, spec->usage);
+    }
+  if (rc >= 0)
+    return rc;
+  if (n_pos < spec->n_positionals)
+    return cli_fail (spec->cmd, CLI_USAGE, "missing arguments: usage: gpufx %s %s [options] "
+                     "(see --help)", spec->cmd, spec->usage);
+  for (int i = 0; spec->set && i < spec->set->n_params && i < 64; i++)
+    if ((spec->set->params[i].flags & GFX_PF_REQUIRED) && !given[i])
+      return cli_fail (spec->cmd, CLI_USAGE, "--%s is required (see gpufx %s --help)",
+                       gfx_param_cli_name (&spec->set->params[i]), spec->cmd);
+  return -1;
+}
