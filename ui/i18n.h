@@ -6,6 +6,11 @@
 #define GFX_UI_I18N_H
 
 #define GETTEXT_PACKAGE "gimp-gpufx"
+/* GTK 2 headers use GLib API deprecated after 2.32 (GTimeVal, GTypeDebugFlags); -Werror must not trip on
+ * the toolkit's own headers. */
+#ifndef GLIB_VERSION_MIN_REQUIRED
+#define GLIB_VERSION_MIN_REQUIRED GLIB_VERSION_2_32
+#endif
 #include <glib/gi18n-lib.h>
 
 /* The folder holding this executable's catalogues (".../plug-ins/NAME/locale"); owned by

@@ -1,0 +1,377 @@
+/* The shared dialog: life cycle, live preview on a worker thread, OK with progress and
+ * Cancel, Reset, the backend/time line.  Widgets per parameter: dialog_widgets.c. */
+#include "dialog_private.h"
+
+#include <stdlib.h>
+
+/* A preview render: the preview's area read on the main thread, filtered on a worker
+ * thread, drawn back on the main thread if nothing changed meanwhile. */
+struct preview_render {
+  gfx_dialog *dlg;
+  gfx_image in, out;
+  void *values;
+  gfx_filter_run run;
+  gfx_progress progress;
+  gfx_error err;
+  gfx_status status;
+  gint64 micros;
+  GThread *thread;
+};
+
+static void render_start (gfx_dialog *dlg);
+static gboolean render_done (gpointer data);
+
+void
+gfx_dialog_show_status (gfx_dialog *dlg)
+{
+  gtk_label_set_text (GTK_LABEL (dlg->status), dlg->message ? dlg->message : dlg->last_render);
+}
+
+void
+gfx_dialog_set_message (gfx_dialog *dlg, const char *text)
+{
+  g_free (dlg->message);
+  dlg->message = text ? g_strdup (text) : NULL;
+  gfx_dialog_show_status (dlg);
+}
+
+static void
+describe_backend (gfx_dialog *dlg, char *buf, size_t len)
+{
+  const gfx_param_desc *b = gfx_params_find (dlg->set, "backend");
+  gfx_ui_backend_describe (b ? (int) gfx_param_get (b, dlg->values) : GFX_BACKEND_AUTO, buf,
+                           len);
+}
+
+static gpointer
+render_thread (gpointer data)
+{
+  preview_render *r = data;
+  r->progress.owner = pthread_self ();
+  r->run.progress = &r->progress;
+  gint64 t0 = g_get_monotonic_time ();
+  r->status = r->dlg->proc->filter->apply (&r->in, &r->out, r->values, &r->run, &r->err);
+  r->micros = g_get_monotonic_time () - t0;
+  g_idle_add (render_done, r);
+  return NULL;
+}
+
+static void
+render_release (preview_render *r)
+{
+  gfx_image_free (&r->in);
+  gfx_image_free (&r->out);
+  g_free (r->values);
+  g_free (r);
+}
+
+/* Draws r->out, converted to the 8-bit layout GimpDrawablePreview expects. */
+static void
+render_draw (gfx_dialog *dlg, preview_render *r)
+{
+  const Babl *src = gfx_ui_drawable_format (dlg->drawable, NULL, NULL, NULL, NULL);
+  const gfx_image *o = &r->out;
+  const char *layout = o->channels == 1 ? "Y' u8" : o->channels == 2 ? "Y'A u8"
+                       : o->channels == 3 ? "R'G'B' u8" : "R'G'B'A u8";
+  const Babl *dst = babl_format_with_space (layout, src);
+  guchar *buf = g_malloc ((gsize) o->width * o->height * o->channels);
+  babl_process (babl_fish (src, dst), o->pixels, buf, (long) o->width * o->height);
+  gimp_preview_draw_buffer (GIMP_PREVIEW (dlg->preview), buf, o->width * o->channels);
+  g_free (buf);
+}
+
+static gboolean
+render_done (gpointer data)
+{
+  preview_render *r = data;
+  gfx_dialog *dlg = r->dlg;
+  dlg->render = NULL;
+  g_thread_join (r->thread);
+  char backend[256];
+  if (r->status == GFX_OK && !dlg->render_again
+      && gimp_preview_get_update (GIMP_PREVIEW (dlg->preview)))
+    {
+      render_draw (dlg, r);
+      if (r->run.info.used == GFX_BACKEND_GPU)
+        gfx_ui_backend_describe (GFX_BACKEND_GPU, backend, sizeof backend);
+      else
+        gfx_ui_backend_describe (GFX_BACKEND_CPU, backend, sizeof backend);
+      g_snprintf (dlg->last_render, sizeof dlg->last_render, _("%s · preview %.0f ms"),
+                  backend, r->micros / 1000.0);
+      gfx_dialog_set_message (dlg, NULL);
+    }
+  else if (r->status != GFX_OK && r->status != GFX_ERR_CANCELLED)
+    {
+      gchar *text = g_strdup_printf (_("Preview failed: %s"), r->err.msg);
+      gfx_dialog_set_message (dlg, text);
+      g_free (text);
+    }
+  render_release (r);
+  if (dlg->render_again)
+    render_start (dlg);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+render_start (gfx_dialog *dlg)
+{
+  dlg->render_again = FALSE;
+  if (dlg->busy || !gimp_preview_get_update (GIMP_PREVIEW (dlg->preview)))
+    return;
+  gfx_error err;
+  if (gfx_params_validate (dlg->set, dlg->values, &err) != GFX_OK)
+    {
+      gfx_dialog_set_message (dlg, err.msg);
+      return;
+    }
+  preview_render *r = g_new0 (preview_render, 1);
+  r->dlg = dlg;
+  gfx_ui_rect rect;
+  gimp_preview_get_position (GIMP_PREVIEW (dlg->preview), &rect.x, &rect.y);
+  gimp_preview_get_size (GIMP_PREVIEW (dlg->preview), &rect.width, &rect.height);
+  if (gfx_ui_drawable_read (dlg->drawable, &rect, &r->in, &r->err) != GFX_OK)
+    {
+      gfx_dialog_set_message (dlg, r->err.msg);
+      g_free (r);
+      return;
+    }
+  r->values = g_memdup2 (dlg->values, dlg->set->size);
+  gfx_progress_init (&r->progress, NULL, NULL);
+  dlg->render = r;
+  r->thread = g_thread_new ("gpufx-preview", render_thread, r);
+}
+
+/* Stops an in-flight render and waits for it (before OK, or when the dialog closes). */
+static void
+render_stop (gfx_dialog *dlg)
+{
+  preview_render *r = dlg->render;
+  if (!r)
+    return;
+  gfx_progress_cancel (&r->progress);
+  dlg->render = NULL;
+  g_thread_join (r->thread);
+  g_idle_remove_by_data (r);
+  render_release (r);
+}
+
+void
+gfx_dialog_invalidate (gfx_dialog *dlg)
+{
+  gimp_preview_invalidate (GIMP_PREVIEW (dlg->preview));
+}
+
+static void
+on_preview_invalidated (GimpPreview *preview, gfx_dialog *dlg)
+{
+  (void) preview;
+  if (dlg->render)
+    {
+      /* Cancel the stale render; its completion starts the new one. */
+      gfx_progress_cancel (&dlg->render->progress);
+      dlg->render_again = TRUE;
+      return;
+    }
+  render_start (dlg);
+}
+
+void
+gfx_dialog_param_changed (gfx_dialog *dlg)
+{
+  gfx_dialog_update_sensitivity (dlg);
+  if (dlg->proc->hooks && dlg->proc->hooks->changed)
+    dlg->proc->hooks->changed (dlg, dlg->proc->hooks->user);
+  char backend[256];
+  describe_backend (dlg, backend, sizeof backend);
+  g_strlcpy (dlg->last_render, backend, sizeof dlg->last_render);
+  gfx_dialog_invalidate (dlg);
+}
+
+/* While busy only the progress bar and Cancel stay usable. */
+static void
+set_busy (gfx_dialog *dlg, gboolean busy)
+{
+  dlg->busy = busy;
+  gtk_widget_set_sensitive (dlg->controls, !busy);
+  gtk_dialog_set_response_sensitive (GTK_DIALOG (dlg->window), GTK_RESPONSE_OK, !busy);
+  gtk_dialog_set_response_sensitive (GTK_DIALOG (dlg->window), GFX_RESPONSE_RESET, !busy);
+  gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (dlg->progress), 0.0);
+  gtk_widget_set_visible (dlg->progress, busy);
+}
+
+static void
+job_poll (void *ctx, double fraction)
+{
+  gfx_dialog *dlg = ctx;
+  gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (dlg->progress), CLAMP (fraction, 0, 1));
+}
+
+gfx_status
+gfx_dialog_run_job (gfx_dialog *dlg, gfx_ui_job_fn fn, void *job, gfx_error *err)
+{
+  render_stop (dlg);
+  gfx_ui_monitor mon = { .poll = job_poll, .ctx = dlg };
+  dlg->job = &mon;
+  set_busy (dlg, TRUE);
+  gfx_status st = gfx_ui_run_job (fn, job, &mon, err);
+  set_busy (dlg, FALSE);
+  dlg->job = NULL;
+  return st;
+}
+
+/* Cancel (or closing the window) during a job stops the job; the dialog loop sees the
+ * response afterwards only when idle. */
+static void
+on_response (GtkDialog *window, gint response, gfx_dialog *dlg)
+{
+  (void) window;
+  if (dlg->busy && response != GTK_RESPONSE_OK)
+    gfx_ui_monitor_cancel (dlg->job);
+}
+
+static GimpPDBStatusType
+process_from_dialog (gfx_dialog *dlg, gfx_error *err)
+{
+  render_stop (dlg);
+  gfx_ui_monitor mon = { .poll = job_poll, .ctx = dlg,
+                         .progress_text = _(dlg->proc->filter->title) };
+  dlg->job = &mon;
+  set_busy (dlg, TRUE);
+  GimpPDBStatusType status = gfx_ui_process (dlg->proc, dlg->image, dlg->drawable,
+                                             dlg->values, &mon, err);
+  set_busy (dlg, FALSE);
+  dlg->job = NULL;
+  return status;
+}
+
+static gboolean
+auto_ok (gpointer data)
+{
+  gtk_dialog_response (GTK_DIALOG (((gfx_dialog *) data)->window), GTK_RESPONSE_OK);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+build_window (gfx_dialog *dlg)
+{
+  const gfx_filter *f = dlg->proc->filter;
+  dlg->window = gimp_dialog_new (_(f->title), dlg->proc->proc_name, NULL, 0,
+                                 gimp_standard_help_func, dlg->proc->proc_name,
+                                 _("_Reset"), GFX_RESPONSE_RESET, _("_Cancel"),
+                                 GTK_RESPONSE_CANCEL, _("_OK"), GTK_RESPONSE_OK, NULL);
+  gtk_dialog_set_alternative_button_order (GTK_DIALOG (dlg->window), GFX_RESPONSE_RESET,
+                                           GTK_RESPONSE_OK, GTK_RESPONSE_CANCEL, -1);
+  gimp_window_set_transient (GTK_WINDOW (dlg->window));
+  g_signal_connect (dlg->window, "response", G_CALLBACK (on_response), dlg);
+
+  GtkWidget *main_vbox = gtk_vbox_new (FALSE, 8);
+  gtk_container_set_border_width (GTK_CONTAINER (main_vbox), 12);
+  gtk_box_pack_start (GTK_BOX (gtk_dialog_get_content_area (GTK_DIALOG (dlg->window))),
+                      main_vbox, TRUE, TRUE, 0);
+  dlg->controls = gtk_vbox_new (FALSE, 8);
+  gtk_box_pack_start (GTK_BOX (main_vbox), dlg->controls, TRUE, TRUE, 0);
+
+  dlg->preview = gimp_drawable_preview_new_from_drawable_id (dlg->drawable);
+  gtk_box_pack_start (GTK_BOX (dlg->controls), dlg->preview, TRUE, TRUE, 0);
+  g_signal_connect (dlg->preview, "invalidated", G_CALLBACK (on_preview_invalidated), dlg);
+
+  dlg->status = gtk_label_new (NULL);
+  gtk_misc_set_alignment (GTK_MISC (dlg->status), 0.0, 0.5);
+  gtk_label_set_ellipsize (GTK_LABEL (dlg->status), PANGO_ELLIPSIZE_END);
+  gimp_label_set_attributes (GTK_LABEL (dlg->status), PANGO_ATTR_SCALE, PANGO_SCALE_SMALL, -1);
+  gtk_box_pack_start (GTK_BOX (dlg->controls), dlg->status, FALSE, FALSE, 0);
+
+  gtk_box_pack_start (GTK_BOX (dlg->controls), gfx_dialog_build_params (dlg), FALSE, FALSE, 0);
+  dlg->extra = gtk_vbox_new (FALSE, 6);
+  gtk_box_pack_start (GTK_BOX (dlg->controls), dlg->extra, FALSE, FALSE, 0);
+
+  dlg->progress = gtk_progress_bar_new ();
+  gtk_widget_set_no_show_all (dlg->progress, TRUE);
+  gtk_box_pack_end (GTK_BOX (main_vbox), dlg->progress, FALSE, FALSE, 0);
+  gtk_widget_show_all (main_vbox);
+
+  if (dlg->proc->hooks && dlg->proc->hooks->build)
+    dlg->proc->hooks->build (dlg, dlg->extra, dlg->proc->hooks->user);
+  GList *extra = gtk_container_get_children (GTK_CONTAINER (dlg->extra));
+  if (!extra)
+    gtk_widget_hide (dlg->extra);
+  g_list_free (extra);
+}
+
+static void
+init_backend (gfx_dialog *dlg)
+{
+  dlg->gpu_usable = gfx_backend_gpu_usable (dlg->gpu_why, sizeof dlg->gpu_why);
+  describe_backend (dlg, dlg->last_render, sizeof dlg->last_render);
+}
+
+/* Runs the dialog until OK succeeds, Cancel or close; Reset and refused OKs loop. */
+static GimpPDBStatusType
+dialog_loop (gfx_dialog *dlg, gfx_error *err)
+{
+  const gfx_dialog_hooks *hooks = dlg->proc->hooks;
+  for (;;)
+    {
+      gint response = gimp_dialog_run (GIMP_DIALOG (dlg->window));
+      if (response == GFX_RESPONSE_RESET)
+        {
+          gfx_params_defaults (dlg->set, dlg->values);
+          gfx_dialog_sync (dlg);
+          continue;
+        }
+      if (response != GTK_RESPONSE_OK)
+        return GIMP_PDB_CANCEL;
+      gfx_error refusal;
+      gfx_error_clear (&refusal);
+      if (gfx_params_validate (dlg->set, dlg->values, &refusal) != GFX_OK
+          || (hooks && hooks->accept && !hooks->accept (dlg, &refusal, hooks->user)))
+        {
+          gfx_dialog_set_message (dlg, refusal.msg);
+          continue;
+        }
+      GimpPDBStatusType status = process_from_dialog (dlg, err);
+      if (status == GIMP_PDB_EXECUTION_ERROR || status == GIMP_PDB_CALLING_ERROR)
+        {
+          /* Keep the dialog: the user may change a parameter and try again. */
+          gfx_dialog_set_message (dlg, err->msg);
+          if (!g_getenv ("GPUFX_DIALOG_AUTO_OK"))
+            continue;
+        }
+      return status;
+    }
+}
+
+GimpPDBStatusType
+gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 drawable, void *values,
+                gfx_error *err)
+{
+  gimp_ui_init (proc->proc_name, TRUE);
+  gfx_dialog dlg = { .proc = proc, .set = proc->filter->params, .image = image,
+                     .drawable = drawable, .values = values };
+  init_backend (&dlg);
+  build_window (&dlg);
+  gfx_dialog_update_sensitivity (&dlg);
+  gfx_dialog_show_status (&dlg);
+  gtk_widget_show (dlg.window);
+
+  const char *auto_secs = g_getenv ("GPUFX_DIALOG_AUTO_OK");
+  guint auto_id = auto_secs ? g_timeout_add ((guint) (atof (auto_secs) * 1000), auto_ok, &dlg)
+                            : 0;
+  GimpPDBStatusType status = dialog_loop (&dlg, err);
+  if (auto_id)
+    g_source_remove_by_user_data (&dlg);
+  render_stop (&dlg);
+  if (proc->hooks && proc->hooks->destroy)
+    proc->hooks->destroy (&dlg, proc->hooks->user);
+  gtk_widget_destroy (dlg.window);
+  g_free (dlg.widgets);
+  g_free (dlg.scales);
+  g_free (dlg.message);
+  return status;
+}
+
+void *gfx_dialog_values (gfx_dialog *dlg) { return dlg->values; }
+const gfx_ui_proc *gfx_dialog_proc (gfx_dialog *dlg) { return dlg->proc; }
+gint32 gfx_dialog_image (gfx_dialog *dlg) { return dlg->image; }
+gint32 gfx_dialog_drawable (gfx_dialog *dlg) { return dlg->drawable; }
+GtkWidget *gfx_dialog_window (gfx_dialog *dlg) { return dlg->window; }

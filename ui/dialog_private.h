@@ -1,0 +1,45 @@
+/* Inside the shared dialog: the state that ui/dialog.c (life cycle, preview, OK) and
+ * ui/dialog_widgets.c (one widget per parameter) share.  Not for plug-ins. */
+#ifndef GFX_UI_DIALOG_PRIVATE_H
+#define GFX_UI_DIALOG_PRIVATE_H
+
+#include "dialog.h"
+
+#define GFX_RESPONSE_RESET 1
+
+typedef struct preview_render preview_render;
+
+struct gfx_dialog {
+  const gfx_ui_proc *proc;
+  const gfx_param_set *set;
+  gint32 image, drawable;
+  void *values;
+  GtkWidget *window;
+  GtkWidget *preview;     /* GimpDrawablePreview */
+  GtkWidget *status;      /* backend and render time line */
+  GtkWidget *controls;    /* everything that goes insensitive while busy */
+  GtkWidget *progress;    /* GtkProgressBar, shown while busy */
+  GtkWidget *extra;       /* hooks->build box */
+  GtkWidget **widgets;    /* per parameter: combo, spin, toggle, entry or NULL */
+  GtkObject **scales;     /* per parameter: scale-entry adjustment or NULL */
+  gboolean syncing;       /* widgets are being set from values: ignore their signals */
+  gboolean busy;          /* the final run or a hook's job is running */
+  gfx_ui_monitor *job;    /* the running job's monitor, for Cancel */
+  gboolean gpu_usable;
+  char gpu_why[256];      /* device name or why no GPU is usable */
+  char *message;          /* gfx_dialog_set_message text or NULL */
+  char last_render[256];  /* "GPU: ... · preview 12 ms" */
+  preview_render *render; /* in-flight preview render or NULL */
+  gboolean render_again;  /* values changed during that render */
+};
+
+/* dialog_widgets.c */
+GtkWidget *gfx_dialog_build_params (gfx_dialog *dlg);
+void gfx_dialog_update_sensitivity (gfx_dialog *dlg);
+/* Called by every parameter widget after it changed dlg->values. */
+void gfx_dialog_param_changed (gfx_dialog *dlg);
+
+/* dialog.c */
+void gfx_dialog_show_status (gfx_dialog *dlg);
+
+#endif

@@ -1,0 +1,134 @@
+/* Pixels between GIMP drawables and the core's private gfx_image copies.  The core sees
+ * the drawable's own precision (u8, u16 or float) in perceptual Y'/R'G'B' encoding; the
+ * result goes through the shadow buffer so GIMP applies the selection mask and records
+ * one undo step. */
+#include "plugin.h"
+
+#include "../common/pool.h"
+
+gfx_status
+gfx_ui_drawable_region (gint32 drawable, gfx_ui_rect *rect, gfx_error *err)
+{
+  if (gimp_drawable_is_indexed (drawable))
+    return gfx_fail (err, GFX_ERR_INPUT, "%s", _("Indexed images are not supported: "
+                     "convert the image to RGB or Grayscale first (Image > Mode)."));
+  gint x, y, w, h;
+  if (!gimp_drawable_mask_intersect (drawable, &x, &y, &w, &h) || w <= 0 || h <= 0)
+    return gfx_fail (err, GFX_ERR_INPUT, "%s", _("The selection does not intersect the "
+                     "layer: select part of the layer (or nothing) and try again."));
+  *rect = (gfx_ui_rect) { x, y, w, h };
+  return GFX_OK;
+}
+
+const Babl *
+gfx_ui_drawable_format (gint32 drawable, gfx_depth *depth, int *channels, gboolean *has_alpha,
+                        gfx_error *err)
+{
+  if (gimp_drawable_is_indexed (drawable))
+    {
+      gfx_fail (err, GFX_ERR_INPUT, "%s", _("Indexed images are not supported: convert the "
+                "image to RGB or Grayscale first (Image > Mode)."));
+      return NULL;
+    }
+  gfx_depth d;
+  switch (gimp_image_get_precision (gimp_item_get_image (drawable)))
+    {
+    case GIMP_PRECISION_U8_LINEAR:
+    case GIMP_PRECISION_U8_GAMMA: d = GFX_U8; break;
+    case GIMP_PRECISION_U16_LINEAR:
+    case GIMP_PRECISION_U16_GAMMA: d = GFX_U16; break;
+    default: d = GFX_F32; break; /* 32-bit integer, half, float, double */
+    }
+  gboolean gray = gimp_drawable_is_gray (drawable);
+  gboolean alpha = gimp_drawable_has_alpha (drawable);
+  const char *layout = gray ? (alpha ? "Y'A" : "Y'") : (alpha ? "R'G'B'A" : "R'G'B'");
+  const char *type = d == GFX_U8 ? "u8" : d == GFX_U16 ? "u16" : "float";
+  gchar *name = g_strdup_printf ("%s %s", layout, type);
+  /* Stay in the drawable's colour space: only the encoding changes, never the primaries. */
+  const Babl *format = babl_format_with_space (name, gimp_drawable_get_format (drawable));
+  g_free (name);
+  if (depth)
+    *depth = d;
+  if (channels)
+    *channels = (gray ? 1 : 3) + (alpha ? 1 : 0);
+  if (has_alpha)
+    *has_alpha = alpha;
+  return format;
+}
+
+gfx_status
+gfx_ui_drawable_read (gint32 drawable, const gfx_ui_rect *rect, gfx_image *img, gfx_error *err)
+{
+  gfx_depth depth;
+  int channels;
+  gboolean alpha;
+  const Babl *format = gfx_ui_drawable_format (drawable, &depth, &channels, &alpha, err);
+  if (!format)
+    return err ? err->status : GFX_ERR_INPUT;
+  gfx_status st = gfx_image_alloc (img, rect->width, rect->height, channels, alpha, depth, err);
+  if (st != GFX_OK)
+    return st;
+  GeglBuffer *buffer = gimp_drawable_get_buffer (drawable);
+  gegl_buffer_get (buffer, GEGL_RECTANGLE (rect->x, rect->y, rect->width, rect->height), 1.0,
+                   format, img->pixels, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+  g_object_unref (buffer);
+  return GFX_OK;
+}
+
+gfx_status
+gfx_ui_drawable_write (gint32 drawable, const gfx_ui_rect *rect, const gfx_image *img,
+                       gfx_error *err)
+{
+  const Babl *format = gfx_ui_drawable_format (drawable, NULL, NULL, NULL, err);
+  if (!format)
+    return err ? err->status : GFX_ERR_INPUT;
+  GeglBuffer *shadow = gimp_drawable_get_shadow_buffer (drawable);
+  gegl_buffer_set (shadow, GEGL_RECTANGLE (rect->x, rect->y, rect->width, rect->height), 0,
+                   format, img->pixels, GEGL_AUTO_ROWSTRIDE);
+  gegl_buffer_flush (shadow);
+  g_object_unref (shadow);
+  gimp_drawable_merge_shadow (drawable, TRUE);
+  gimp_drawable_update (drawable, rect->x, rect->y, rect->width, rect->height);
+  return GFX_OK;
+}
+
+gfx_status
+gfx_ui_add_mask_layer (gint32 image, gint32 drawable, const gfx_ui_rect *rect,
+                       const gfx_image *mask, const char *name, gfx_error *err)
+{
+  if (mask->channels != 1 || mask->depth != GFX_U8 || mask->width != rect->width
+      || mask->height != rect->height)
+    return gfx_fail (err, GFX_ERR_INTERNAL, "mask image does not match the processed area");
+  GimpImageType type = gimp_image_base_type (image) == GIMP_GRAY ? GIMP_GRAY_IMAGE
+                                                                 : GIMP_RGB_IMAGE;
+  gint32 layer = gimp_layer_new (image, name, rect->width, rect->height, type, 100.0,
+                                 GIMP_LAYER_MODE_NORMAL);
+  if (layer < 0)
+    return gfx_fail (err, GFX_ERR_INTERNAL, "could not create the mask layer");
+  gint off_x = 0, off_y = 0;
+  gimp_drawable_offsets (drawable, &off_x, &off_y);
+  gimp_image_insert_layer (image, layer, -1, -1);
+  gimp_layer_set_offsets (layer, off_x + rect->x, off_y + rect->y);
+  GeglBuffer *buffer = gimp_drawable_get_buffer (layer);
+  gegl_buffer_set (buffer, GEGL_RECTANGLE (0, 0, rect->width, rect->height), 0,
+                   babl_format ("Y' u8"), mask->pixels, GEGL_AUTO_ROWSTRIDE);
+  gegl_buffer_flush (buffer);
+  g_object_unref (buffer);
+  gimp_drawable_update (layer, 0, 0, rect->width, rect->height);
+  return GFX_OK;
+}
+
+void
+gfx_ui_backend_describe (int requested, char *buf, size_t len)
+{
+  char gpu[256];
+  gfx_backend b = gfx_backend_effective (requested);
+  gboolean usable = b != GFX_BACKEND_CPU && gfx_backend_gpu_usable (gpu, sizeof gpu);
+  if (usable)
+    g_snprintf (buf, len, _("GPU: %s"), gpu);
+  else if (b == GFX_BACKEND_GPU)
+    g_snprintf (buf, len, _("GPU not usable: %s"), gpu);
+  else
+    g_snprintf (buf, len, g_dngettext (GETTEXT_PACKAGE, "CPU, %d thread", "CPU, %d threads",
+                                       gfx_threads ()), gfx_threads ());
+}

@@ -1,0 +1,201 @@
+/* PDB side of the glue: procedure arguments from the parameter table, argument reading,
+ * last values and return values. */
+#include "plugin.h"
+
+#include <string.h>
+
+void
+gfx_ui_query_begin (void)
+{
+  gfx_ui_i18n_init ();
+  gimp_plugin_domain_register (GETTEXT_PACKAGE, gfx_ui_locale_dir ());
+}
+
+static GimpPDBArgType
+pdb_type (gfx_param_type t)
+{
+  switch (t)
+    {
+    case GFX_PT_FLOAT: return GIMP_PDB_FLOAT;
+    case GFX_PT_STRING: return GIMP_PDB_STRING;
+    case GFX_PT_DRAWABLE: return GIMP_PDB_DRAWABLE;
+    default: return GIMP_PDB_INT32;
+    }
+}
+
+GimpParamDef *
+gfx_ui_pdb_args (const gfx_param_set *set, int *n_args)
+{
+  static const GimpParamDef fixed[3] = {
+    { GIMP_PDB_INT32, "run-mode", "The run mode { RUN-INTERACTIVE (0), RUN-NONINTERACTIVE (1) }" },
+    { GIMP_PDB_IMAGE, "image", "Input image" },
+    { GIMP_PDB_DRAWABLE, "drawable", "Input drawable" },
+  };
+  GimpParamDef *args = g_new0 (GimpParamDef, 3 + set->n_params);
+  for (int i = 0; i < 3; i++)
+    {
+      args[i].type = fixed[i].type;
+      args[i].name = g_strdup (fixed[i].name);
+      args[i].description = g_strdup (fixed[i].description);
+    }
+  for (int i = 0; i < set->n_params; i++)
+    {
+      const gfx_param_desc *d = &set->params[i];
+      char range[256];
+      gfx_param_describe_range (d, range, sizeof range);
+      args[3 + i].type = pdb_type (d->type);
+      args[3 + i].name = g_strdup (d->name);
+      /* The PDB browser shows the description untranslated: keep the English help and
+       * the range together so Script-Fu authors see both. */
+      args[3 + i].description = g_strdup_printf ("%s: %s", d->help, range);
+    }
+  *n_args = 3 + set->n_params;
+  return args;
+}
+
+void
+gfx_ui_pdb_args_free (GimpParamDef *args, int n_args)
+{
+  for (int i = 0; i < n_args; i++)
+    {
+      g_free (args[i].name);
+      g_free (args[i].description);
+    }
+  g_free (args);
+}
+
+void
+gfx_ui_install (const gfx_ui_proc *proc, const GimpParamDef *return_vals, int n_return_vals)
+{
+  int n_args;
+  GimpParamDef *args = gfx_ui_pdb_args (proc->filter->params, &n_args);
+  gimp_install_procedure (proc->proc_name, proc->filter->blurb,
+                          proc->help ? proc->help : proc->filter->blurb,
+                          "gimp-gpufx authors", "gimp-gpufx authors", "2026",
+                          proc->menu_label, proc->image_types ? proc->image_types : "RGB*, GRAY*",
+                          GIMP_PLUGIN, n_args, n_return_vals, args, return_vals);
+  if (proc->menu_path)
+    gimp_plugin_menu_register (proc->proc_name, proc->menu_path);
+  gfx_ui_pdb_args_free (args, n_args);
+}
+
+void
+gfx_ui_run_begin (void)
+{
+  gfx_ui_i18n_init ();
+  gegl_init (NULL, NULL);
+}
+
+static gboolean
+arg_matches (const gfx_param_desc *d, const GimpParam *p)
+{
+  return p->type == pdb_type (d->type);
+}
+
+GimpPDBStatusType
+gfx_ui_read_args (const gfx_param_set *set, int nparams, const GimpParam *param, void *values,
+                  gfx_error *err)
+{
+  if (nparams != 3 + set->n_params)
+    {
+      gfx_fail (err, GFX_ERR_PARAM, "%s takes %d arguments after run-mode, image, drawable; "
+                "got %d", set->name, set->n_params, nparams - 3);
+      return GIMP_PDB_CALLING_ERROR;
+    }
+  gfx_params_defaults (set, values);
+  for (int i = 0; i < set->n_params; i++)
+    {
+      const gfx_param_desc *d = &set->params[i];
+      const GimpParam *p = &param[3 + i];
+      if (!arg_matches (d, p))
+        {
+          gfx_fail (err, GFX_ERR_PARAM, "%s: argument %d has the wrong type", d->name, 4 + i);
+          return GIMP_PDB_CALLING_ERROR;
+        }
+      switch (d->type)
+        {
+        case GFX_PT_FLOAT: gfx_param_put (d, values, p->data.d_float); break;
+        case GFX_PT_DRAWABLE: gfx_param_put (d, values, p->data.d_drawable); break;
+        case GFX_PT_STRING:
+          if (p->data.d_string && strlen (p->data.d_string) >= GFX_PATH_LEN)
+            {
+              gfx_fail (err, GFX_ERR_PARAM, "%s: the file name is too long", d->name);
+              return GIMP_PDB_CALLING_ERROR;
+            }
+          gfx_param_put_string (d, values, p->data.d_string);
+          break;
+        default: gfx_param_put (d, values, p->data.d_int32); break;
+        }
+    }
+  if (gfx_params_validate (set, values, err) != GFX_OK)
+    return GIMP_PDB_CALLING_ERROR;
+  return GIMP_PDB_SUCCESS;
+}
+
+gboolean
+gfx_ui_load_values (const char *proc_name, const gfx_param_set *set, void *values)
+{
+  gfx_params_defaults (set, values);
+  if (gimp_get_data_size (proc_name) != (gint) set->size)
+    return FALSE;
+  void *stored = g_malloc (set->size);
+  gimp_get_data (proc_name, stored);
+  gfx_error err;
+  /* Values stored by another build may no longer be valid: then start from defaults. */
+  gboolean ok = gfx_params_validate (set, stored, &err) == GFX_OK;
+  if (ok)
+    memcpy (values, stored, set->size);
+  g_free (stored);
+  return ok;
+}
+
+void
+gfx_ui_save_values (const char *proc_name, const gfx_param_set *set, const void *values)
+{
+  gimp_set_data (proc_name, values, set->size);
+}
+
+#define MAX_RETURN 16
+static GimpParam return_buf[MAX_RETURN];
+static gchar *return_msg;
+
+void
+gfx_ui_return (GimpPDBStatusType status, const char *message, int *nreturn_vals,
+               GimpParam **return_vals)
+{
+  return_buf[0].type = GIMP_PDB_STATUS;
+  return_buf[0].data.d_status = status;
+  *nreturn_vals = 1;
+  *return_vals = return_buf;
+  if (status != GIMP_PDB_SUCCESS && status != GIMP_PDB_CANCEL && message && *message)
+    {
+      g_free (return_msg);
+      return_msg = g_strdup (message);
+      return_buf[1].type = GIMP_PDB_STRING;
+      return_buf[1].data.d_string = return_msg;
+      *nreturn_vals = 2;
+    }
+}
+
+void
+gfx_ui_return_values (const GimpParam *extra, int n_extra, int *nreturn_vals,
+                      GimpParam **return_vals)
+{
+  gfx_ui_return (GIMP_PDB_SUCCESS, NULL, nreturn_vals, return_vals);
+  if (n_extra > MAX_RETURN - 1)
+    n_extra = MAX_RETURN - 1;
+  memcpy (&return_buf[1], extra, (size_t) n_extra * sizeof *extra);
+  *nreturn_vals = 1 + n_extra;
+}
+
+GimpPDBStatusType
+gfx_ui_pdb_status (gfx_status st)
+{
+  switch (st)
+    {
+    case GFX_OK: return GIMP_PDB_SUCCESS;
+    case GFX_ERR_PARAM: return GIMP_PDB_CALLING_ERROR;
+    case GFX_ERR_CANCELLED: return GIMP_PDB_CANCEL;
+    default: return GIMP_PDB_EXECUTION_ERROR;
+    }
+}

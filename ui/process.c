@@ -1,0 +1,124 @@
+/* One whole run of a filter procedure: the three run modes, and the processing shared by
+ * batch mode and the dialog's OK. */
+#include "dialog.h"
+
+#include <stdlib.h>
+
+static gboolean
+wants_mask (const gfx_ui_proc *proc, const void *values)
+{
+  const gfx_param_desc *d = proc->mask_param
+                              ? gfx_params_find (proc->filter->params, proc->mask_param)
+                              : NULL;
+  return d && gfx_param_get (d, values) != 0;
+}
+
+static gfx_status
+store_result (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const gfx_ui_rect *rect,
+              const gfx_image *out, const gfx_image *mask, gfx_error *err)
+{
+  /* The merge and the mask layer are one undo step together. */
+  gimp_image_undo_group_start (image);
+  gfx_status st = gfx_ui_drawable_write (drawable, rect, out, err);
+  if (st == GFX_OK && mask && mask->pixels)
+    {
+      gchar *name = proc->mask_layer ? g_strdup (_(proc->mask_layer))
+                                     : g_strdup_printf (_("%s mask"), _(proc->filter->title));
+      st = gfx_ui_add_mask_layer (image, drawable, rect, mask, name, err);
+      g_free (name);
+    }
+  gimp_image_undo_group_end (image);
+  return st;
+}
+
+GimpPDBStatusType
+gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const void *values,
+                gfx_ui_monitor *mon, gfx_error *err)
+{
+  gfx_ui_rect rect;
+  gfx_image in = { 0 }, out = { 0 }, mask = { 0 };
+  gfx_status st = gfx_ui_drawable_region (drawable, &rect, err);
+  if (st == GFX_OK)
+    st = gfx_ui_drawable_read (drawable, &rect, &in, err);
+  if (st != GFX_OK)
+    return gfx_ui_pdb_status (st);
+
+  gfx_ui_monitor local = { 0 };
+  if (!mon)
+    mon = &local;
+  if (!mon->progress_text)
+    mon->progress_text = _(proc->filter->title);
+  /* Test hook: a cancel before the work starts must leave the drawable untouched. */
+  if (g_getenv ("GPUFX_TEST_CANCEL"))
+    gfx_ui_monitor_cancel (mon);
+  gfx_filter_run run = { 0 };
+  run.mask = wants_mask (proc, values) ? &mask : NULL;
+  st = gfx_ui_apply (proc->filter, &in, &out, values, &run, mon, err);
+  gfx_image_free (&in);
+  if (st == GFX_OK && run.info.note_is_new && run.info.note[0])
+    g_message (_("The GPU could not be used, the CPU computed the result instead: %s"),
+               run.info.note);
+  if (st == GFX_OK)
+    st = store_result (proc, image, drawable, &rect, &out, run.mask, err);
+  gfx_image_free (&out);
+  gfx_image_free (&mask);
+  return gfx_ui_pdb_status (st);
+}
+
+static GimpPDBStatusType
+run_with_values (const gfx_ui_proc *proc, GimpRunMode mode, gint32 image, gint32 drawable,
+                 int nparams, const GimpParam *param, void *values, gfx_error *err)
+{
+  const gfx_param_set *set = proc->filter->params;
+  gfx_ui_rect rect;
+  switch (mode)
+    {
+    case GIMP_RUN_INTERACTIVE:
+      gfx_ui_load_values (proc->proc_name, set, values);
+      /* Refuse unusable drawables before showing a dialog for them. */
+      if (gfx_ui_drawable_region (drawable, &rect, err) != GFX_OK)
+        return GIMP_PDB_EXECUTION_ERROR;
+      return gfx_dialog_run (proc, image, drawable, values, err);
+    case GIMP_RUN_NONINTERACTIVE:
+      {
+        GimpPDBStatusType status = gfx_ui_read_args (set, nparams, param, values, err);
+        if (status != GIMP_PDB_SUCCESS)
+          return status;
+        return gfx_ui_process (proc, image, drawable, values, NULL, err);
+      }
+    default: /* GIMP_RUN_WITH_LAST_VALS */
+      gfx_ui_load_values (proc->proc_name, set, values);
+      return gfx_ui_process (proc, image, drawable, values, NULL, err);
+    }
+}
+
+void
+gfx_ui_run (const gfx_ui_proc *proc, int nparams, const GimpParam *param, int *nreturn_vals,
+            GimpParam **return_vals)
+{
+  gfx_ui_run_begin ();
+  gfx_error err;
+  gfx_error_clear (&err);
+  if (nparams < 3)
+    {
+      gfx_ui_return (GIMP_PDB_CALLING_ERROR, "run-mode, image and drawable are required",
+                     nreturn_vals, return_vals);
+      return;
+    }
+  GimpRunMode mode = (GimpRunMode) param[0].data.d_int32;
+  gint32 image = param[1].data.d_image;
+  gint32 drawable = param[2].data.d_drawable;
+  const gfx_param_set *set = proc->filter->params;
+  void *values = g_malloc0 (set->size);
+
+  GimpPDBStatusType status = run_with_values (proc, mode, image, drawable, nparams, param,
+                                              values, &err);
+  if (status == GIMP_PDB_SUCCESS)
+    {
+      gfx_ui_save_values (proc->proc_name, set, values);
+      if (mode != GIMP_RUN_NONINTERACTIVE)
+        gimp_displays_flush ();
+    }
+  g_free (values);
+  gfx_ui_return (status, err.msg, nreturn_vals, return_vals);
+}
