@@ -69,19 +69,23 @@ def machine(top, build):
             vers[mod] = "missing"
     vers["ImageMagick"] = _cmd_line(["/usr/bin/convert", "-version"])
     vers["gegl"] = _cmd_line(["dpkg-query", "-W", "-f=${Version}", "gegl"])
-    gpu = _cmd_line([os.path.join(build, "gpufx"), "bench", "--gpu-name"])
     return dict(cpu=cpu, cores=os.cpu_count(), os=osname, python=platform.python_version(),
                 versions=vers, commit=_cmd_line(["git", "-C", top, "rev-parse", "--short",
                                                  "HEAD"]),
-                gpu=gpu, load_start=os.getloadavg()[0],
+                load_start=os.getloadavg()[0],
                 date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
 
 
-def ratio_basis(ours, peer, whole):
-    """Seconds to compare: net (I/O subtracted) when both have it, else the whole time."""
-    if whole and ours.get("net") is not None and peer.get("net") is not None:
-        return ours["net"], peer["net"], ""
-    return ours["time"], peer["time"], ("w" if whole else "")
+def ratio_cell(ours, peer, whole):
+    """peer / ours; whole-process: "net / whole" (net where both have a baseline)."""
+    if not ours["time"] or peer["time"] is None:
+        return ""
+    if not whole:
+        return "%.2fx" % (peer["time"] / ours["time"])
+    net = "-"
+    if ours.get("net") and peer.get("net") is not None and ours["net"] > 0:
+        net = "%.2fx" % (peer["net"] / ours["net"])
+    return "%s / %.2fx" % (net, peer["time"] / ours["time"])
 
 
 def render(table, mode):
@@ -95,7 +99,8 @@ def render(table, mode):
     head = ["size", "implementation", "time"]
     if whole:
         head += ["baseline", "net"]
-    head += ["vs %s" % SHORT.get(p, p) for p in peers] + ["check / note"]
+    head += ["vs %s%s" % (SHORT.get(p, p), " (net / whole)" if whole else "") for p in peers]
+    head += ["check / note"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [r["group"], r["impl"] + ("" if not r.get("threads") else
@@ -107,9 +112,8 @@ def render(table, mode):
             cell = ""
             if r["kind"] == "ours" and r["time"] is not None:
                 pr = next((x for x in rows if x["group"] == r["group"] and x["impl"] == p), None)
-                if pr is not None and pr["time"] is not None:
-                    o, q, tag = ratio_basis(r, pr, whole)
-                    cell = "%.2fx%s" % (q / o, tag) if o > 0 else ""
+                if pr is not None:
+                    cell = ratio_cell(r, pr, whole)
             cells.append(cell)
         note = r["check"] or ""
         if r["na"]:
@@ -140,6 +144,7 @@ def main():
 
     info = machine(top, build)
     ctx = suites.Ctx(os.path.join(build, "gpufx"), work, a.quick, rin, rwhole, log)
+    info["gpu"] = ctx.probe_gpu()
     tables = []
     for name in [s.strip() for s in a.only.split(",") if s.strip()]:
         fn = suites.SUITES.get(name)
@@ -155,18 +160,18 @@ def main():
     info["load_end"] = os.getloadavg()[0]
     info["seconds"] = round(time.time() - t0)
     info["repeats"] = dict(in_process=rin, whole_process=rwhole, quick=a.quick)
-    md = ["Machine: %s, %s cores, %s; load average %.2f at start, %.2f at end; gpufx %s; "
-          "medians of %d in-process and %d whole-process runs." % (
-              info["cpu"], info["cores"], info["os"], info["load_start"], info["load_end"],
-              info["commit"], rin, rwhole), ""]
+    md = ["Machine: %s, %s cores, %s; GPU: %s; load average %.2f at start, %.2f at end; "
+          "gpufx %s; medians of %d in-process and %d whole-process runs; %s." % (
+              info["cpu"], info["cores"], info["os"], info["gpu"], info["load_start"],
+              info["load_end"], info["commit"], rin, rwhole, info["date"]), ""]
     for t in tables:
         for mode, label in (("in", "in-process"), ("whole", "whole-process")):
             if not t[mode] and not t[mode + "_note"]:
                 continue
             md += ["### %s — %s" % (t["title"], label), "",
                    "%s. Ratio = peer time / our time (> 1: ours faster)%s." % (
-                       t[mode + "_note"], "; on net times, `w` = on whole times"
-                       if mode == "whole" else ""), ""]
+                       t[mode + "_note"], "; net ratio / whole ratio" if mode == "whole"
+                       else ""), ""]
             md += render(t, mode) + [""]
     text = "\n".join(md)
     print(text)

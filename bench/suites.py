@@ -38,6 +38,26 @@ class Ctx:
         self.log = log
         self.backends = ["cpu", "gpu"]
         self.gpu_na = None  # reason ours/gpu is n/a on this machine, found once
+        self.gpu_name = None
+
+    def probe_gpu(self):
+        """`gpufx bench --gpu-name`: the GPU's name, or "none (why)"."""
+        import subprocess
+        try:
+            p = subprocess.run([self.gpufx, "bench", "--gpu-name"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+            line = (p.stdout.strip().splitlines() or [""])[0]
+            if p.returncode != 0 or not line:
+                line = "none (gpufx bench --gpu-name: exit %d)" % p.returncode
+        except (OSError, subprocess.SubprocessError) as e:
+            line = "none (%s: %s)" % (os.path.basename(self.gpufx), e.__class__.__name__)
+        self.gpu_name = line
+        if line.startswith("none"):
+            why = line[4:].strip()
+            if why.startswith("(") and why.endswith(")"):
+                why = why[1:-1]
+            self.gpu_na = "no usable GPU: " + why
+        return line
 
     def out(self, name):
         return self.work.file("out-" + name)
@@ -57,8 +77,6 @@ def _ours_rows(ctx, table, group, filt, src, opts, whole_cmd, pass_s, mpix, outf
                 t, threads, _ = ours_inprocess(ctx.gpufx, filt, src, be, ctx.repeat_in, opts)
                 return dict(time=t, threads=threads)
             measure(r, inproc)
-            if be == "gpu" and r["na"]:
-                ctx.gpu_na = r["na"]
         table["in"].append(r)
         w = row(group, label, "ours", be, mpix=mpix, passthru=pass_s)
         if be == "gpu" and ctx.gpu_na:

@@ -85,7 +85,8 @@ def ours_inprocess(gpufx, filt, src, backend, repeat, options=()):
            "--backend", backend] + list(options)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
-        raise NA("gpufx bench %s: %s" % (filt, _first_line(p.stderr) or "exit %d" % p.returncode))
+        why = _first_line(p.stderr) or "exit %d" % p.returncode
+        raise NA("gpufx bench %s: %s" % (filt, why.split("n/a: ", 1)[-1]))
     for line in p.stdout.splitlines():
         f = line.split("\t")
         # filter  WxH  backend-used  median_s  min_s  repeats  threads
