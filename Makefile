@@ -87,6 +87,11 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(CUDA_LIBS) $(LDLIBS)
 
+# Stand-alone benchmark programs (core only, like the unit tests): make build/bench/NAME
+$(BUILD)/bench/%: bench/%.c $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(CORE_LIB) -o $@ $(CUDA_LIBS) $(LDLIBS)
+
 $(BUILD)/locale/%/LC_MESSAGES/gimp-gpufx.mo: po/%.po
 	@mkdir -p $(@D)
 	msgfmt --check -o $@ $<
