@@ -189,6 +189,31 @@ write_buffer (GeglBuffer *buffer, const char *op, const char *path, gfx_depth de
   g_object_unref (graph);
 }
 
+/* PGM/PPM ourselves: GEGL's ppm-save writes even gray images as RGB pixmaps.  8-bit stays
+ * 8-bit; 16-bit and float become 16-bit (big-endian, as the format says). */
+static bool
+write_pnm (const char *path, const gfx_image *img)
+{
+  FILE *f = fopen (path, "wb");
+  if (!f)
+    return false;
+  int wide = img->depth != GFX_U8;
+  fprintf (f, "P%d\n%d %d\n%d\n", img->channels == 1 ? 5 : 6, img->width, img->height,
+           wide ? 65535 : 255);
+  size_t n = gfx_image_samples (img);
+  for (size_t i = 0; i < n; i++)
+    {
+      float s = gfx_sample_get (img, i) * (wide ? 65535.0f : 255.0f) + 0.5f;
+      unsigned v = s <= 0.0f ? 0 : s >= (wide ? 65535.0f : 255.0f) ? (wide ? 65535 : 255)
+                                                                   : (unsigned) s;
+      if (wide)
+        putc ((int) (v >> 8), f);
+      putc ((int) (v & 255), f);
+    }
+  bool ok = !ferror (f);
+  return fclose (f) == 0 && ok;
+}
+
 gfx_status
 cli_save (const char *path, const gfx_image *img, gfx_error *err)
 {
@@ -203,16 +228,22 @@ cli_save (const char *path, const gfx_image *img, gfx_error *err)
   snprintf (pending_tmp, sizeof pending_tmp, "%s", tmp);
   signal (SIGINT, remove_pending);
   signal (SIGTERM, remove_pending);
-  start_gegl ();
-  const Babl *fmt = layout_format (gfx_image_color_channels (img), img->has_alpha, img->depth);
-  GeglRectangle rect = { 0, 0, img->width, img->height };
-  GeglBuffer *buffer = gegl_buffer_new (&rect, fmt);
-  gegl_buffer_set (buffer, &rect, 0, fmt, img->pixels, GEGL_AUTO_ROWSTRIDE);
-  write_buffer (buffer, op, tmp, img->depth);
-  g_object_unref (buffer);
+  bool written = true;
+  if (!strcmp (op, "gegl:ppm-save") && !img->has_alpha)
+    written = write_pnm (tmp, img);
+  else
+    {
+      const Babl *fmt = layout_format (gfx_image_color_channels (img), img->has_alpha,
+                                       img->depth);
+      GeglRectangle rect = { 0, 0, img->width, img->height };
+      GeglBuffer *buffer = gegl_buffer_new (&rect, fmt);
+      gegl_buffer_set (buffer, &rect, 0, fmt, img->pixels, GEGL_AUTO_ROWSTRIDE);
+      write_buffer (buffer, op, tmp, img->depth);
+      g_object_unref (buffer);
+    }
   struct stat sb;
   /* GEGL savers report failure only as a warning: an empty file is the sign. */
-  if (stat (tmp, &sb) != 0 || sb.st_size == 0)
+  if (!written || stat (tmp, &sb) != 0 || sb.st_size == 0)
     st = gfx_fail (err, GFX_ERR_IO, "%s: GEGL (%s) could not write the image", path, op);
   else if (rename (tmp, path) != 0)
     st = gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", path, strerror (errno));
