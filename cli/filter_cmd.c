@@ -10,7 +10,7 @@
 typedef struct {
   const char *cmd;
   bool quiet, tty, shown;
-  double start, last_line;
+  double start, last_line, after; /* after: seconds before the line appears */
 } progress_line;
 
 static double
@@ -26,7 +26,7 @@ report (void *ctx, double fraction)
 {
   progress_line *p = ctx;
   double t = now ();
-  if (p->quiet || t - p->start < 1.0)
+  if (p->quiet || t - p->start < p->after)
     return;
   if (p->tty)
     fprintf (stderr, "\rgpufx %s: %3d%%", p->cmd, (int) (fraction * 100.0));
@@ -92,7 +92,9 @@ static int
 run (const cli_filter *f, const cli_args *args, const void *values)
 {
   const char *cmd = f->filter->name;
-  progress_line line = { cmd, args->quiet, isatty (2), false, now (), 0.0 };
+  const char *after = getenv ("GPUFX_PROGRESS_AFTER"); /* tests set 0 */
+  progress_line line = { cmd, args->quiet, isatty (2), false, now (), 0.0,
+                         after ? atof (after) : 1.0 };
   gfx_image in, out = { 0 }, mask = { 0 };
   gfx_error err;
   char note[GFX_MSG_LEN];

@@ -1,0 +1,179 @@
+"""The gpufx command line (SPEC section 4): exit statuses, one-line messages naming the
+parameter and its range, --help generated from the tables, --compare, --quiet, progress,
+precision and layout kept, and failures that leave no file behind."""
+import os
+
+import numpy as np
+
+import gfxtest as T
+
+
+def one_line(r):
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    return len(lines) == 1, r.stderr.strip()
+
+
+def expect_error(name, args, code, *words):
+    r = T.run_cli(*args)
+    single, msg = one_line(r)
+    T.check(r.returncode == code and single and all(w in msg for w in words), name,
+            f"exit {r.returncode} (want {code}), stderr {msg!r}, want words {words}")
+
+
+def check_usage_errors(src, out):
+    expect_error("levels 300: exit 2, names levels and its range",
+                 ["halftone", src, out, "--levels", "300"], 2,
+                 "gpufx halftone:", "levels = 300", "2 to 256")
+    expect_error("--levels=1 form parsed and refused", ["halftone", src, out, "--levels=1"], 2,
+                 "levels", "2 to 256")
+    expect_error("levels 2.5 refused", ["halftone", src, out, "--levels", "2.5"], 2, "levels")
+    expect_error("unknown kernel lists the choices", ["halftone", src, out, "--kernel", "dots"],
+                 2, "kernel", "fs", "atkinson")
+    expect_error("block-size 48 refused by the cross rule",
+                 ["halftone", src, out, "--block-size", "48"], 2, "block-size", "32")
+    expect_error("margin -2 refused", ["halftone", src, out, "--margin", "-2"], 2, "margin")
+    expect_error("backend bogus refused", ["halftone", src, out, "--backend", "fpga"], 2,
+                 "backend", "auto")
+    expect_error("unknown option", ["halftone", src, out, "--dither"], 2, "--dither")
+    expect_error("option without its value", ["halftone", src, out, "--levels"], 2,
+                 "--levels", "value")
+    expect_error("missing OUT", ["halftone", src], 2, "usage")
+    expect_error("extra argument", ["halftone", src, out, "more"], 2, "more")
+    expect_error("unknown command", ["sharpen", src, out], 2, "sharpen")
+    expect_error("missing input file: exit 2 naming it",
+                 ["halftone", "/nonexistent/in.png", out], 2, "/nonexistent/in.png")
+    expect_error("output extension without a saver: exit 2", ["halftone", src, out + ".xyz"], 2,
+                 ".xyz")
+    T.check(not os.path.exists(out), "nothing written after usage errors", out)
+
+
+def check_help():
+    r = T.run_cli("--help")
+    T.check(r.returncode == 0 and "halftone" in r.stdout, "gpufx --help lists halftone",
+            r.stdout[:200])
+    r = T.run_cli("halftone", "--help")
+    text = r.stdout
+    want = ["--kernel", "sierra-lite", "default fs", "--levels", "2 to 256", "default 2",
+            "--backend", "--block-size", "--margin", "--compare", "--quiet", "--help"]
+    missing = [w for w in want if w not in text]
+    T.check(r.returncode == 0 and not missing, "halftone --help: every option, range, default",
+            f"exit {r.returncode}, missing {missing}")
+    r = T.run_cli("halftone", "in.png", "--help")
+    T.check(r.returncode == 0 and "--kernel" in r.stdout, "--help after arguments")
+    r = T.run_cli()
+    T.check(r.returncode == 2 and "Usage" in r.stderr, "no command: usage on stderr, exit 2")
+
+
+def check_io(tmp):
+    gray16 = T.noise(40, 30, 1, np.uint16, seed=1)
+    src = os.path.join(tmp, "g16.png")
+    T.save(src, gray16)
+    out, cmp_path = os.path.join(tmp, "o16.png"), os.path.join(tmp, "cmp.png")
+    r = T.run_cli("halftone", src, out, "--compare", cmp_path, "--backend", "cpu", "--quiet")
+    T.check(r.returncode == 0 and r.stderr == "", "success with --quiet: exit 0, stderr empty",
+            f"{r.returncode} {r.stderr!r}")
+    o = T.load(out)
+    T.check(o.dtype == np.uint16 and o.shape == gray16.shape
+            and set(np.unique(o)) <= {0, 65535}, "16-bit gray stays 16-bit gray, two levels",
+            f"{o.dtype} {o.shape}")
+    c = T.load(cmp_path)
+    T.check(c.shape == (30, 80) and np.array_equal(c[:, :40], gray16)
+            and np.array_equal(c[:, 40:], o), "--compare: input left, result right", str(c.shape))
+
+    rgba = T.noise(21, 13, 4, np.uint8, seed=2)
+    src = os.path.join(tmp, "rgba.png")
+    T.save(src, rgba)
+    out = os.path.join(tmp, "orgba.png")
+    r = T.run_cli("halftone", src, out, "--levels", "3", "--backend", "cpu", "--quiet")
+    o = T.load(out) if r.returncode == 0 else None
+    T.check(o is not None and o.shape == rgba.shape and np.array_equal(o[:, :, 3], rgba[:, :, 3])
+            and set(np.unique(o[:, :, :3])) <= {0, 128, 255}, "RGBA: alpha untouched, 3 levels",
+            r.stderr)
+
+    f = T.noise(17, 11, 3, np.float32, seed=3)
+    src, out = os.path.join(tmp, "f.tif"), os.path.join(tmp, "of.tif")
+    T.save(src, f)
+    r = T.run_cli("halftone", src, out, "--backend", "cpu", "--quiet")
+    o = T.load(out) if r.returncode == 0 else None
+    T.check(o is not None and o.dtype == np.float32 and o.shape == f.shape,
+            "float RGB TIFF stays float RGB", r.stderr)
+
+    from PIL import Image
+    pal = Image.fromarray(T.noise(16, 9, 3, np.uint8, seed=4)).convert("P")
+    src, out = os.path.join(tmp, "pal.png"), os.path.join(tmp, "opal.png")
+    pal.save(src)
+    r = T.run_cli("halftone", src, out, "--backend", "cpu")
+    o = T.load(out) if r.returncode == 0 else None
+    T.check(o is not None and o.shape == (9, 16, 3) and "indexed" in r.stderr,
+            "indexed PNG converted to RGB with a note", r.stderr)
+
+
+def check_no_leftovers(tmp):
+    src = os.path.join(tmp, "in.png")
+    T.save(src, T.noise(30, 20, 1, np.uint8, seed=5))
+    blocker = os.path.join(tmp, "blocked.png")
+    os.mkdir(blocker)  # rename onto a folder fails after the image was computed and written
+    before = set(os.listdir(tmp))
+    r = T.run_cli("halftone", src, blocker, "--backend", "cpu", "--quiet")
+    single, msg = one_line(r)
+    T.check(r.returncode == 1 and single and "blocked.png" in msg,
+            "unwritable output: exit 1, one line naming it", f"{r.returncode} {msg!r}")
+    T.check(set(os.listdir(tmp)) == before, "failed write leaves no file behind",
+            str(set(os.listdir(tmp)) - before))
+    r = T.run_cli("halftone", src, "/proc/gpufx-test.png", "--backend", "cpu", "--quiet")
+    T.check(r.returncode == 1 and one_line(r)[0], "output folder not writable: exit 1",
+            f"{r.returncode} {r.stderr!r}")
+    existing = os.path.join(tmp, "keep.png")
+    T.save(existing, np.zeros((3, 3), np.uint8))
+    old = open(existing, "rb").read()
+    r = T.run_cli("halftone", src, existing, "--levels", "999")
+    T.check(r.returncode == 2 and open(existing, "rb").read() == old,
+            "a failed run leaves an existing output untouched")
+
+
+def check_progress(tmp):
+    src = os.path.join(tmp, "p.png")
+    T.save(src, T.noise(300, 200, 3, np.uint8, seed=6))
+    out = os.path.join(tmp, "po.png")
+    r = T.run_cli("halftone", src, out, "--backend", "cpu", env={"GPUFX_PROGRESS_AFTER": "0"})
+    T.check(r.returncode == 0 and "gpufx halftone: 100%" in r.stderr,
+            "progress line on stderr once the run is long enough", r.stderr)
+    r = T.run_cli("halftone", src, out, "--backend", "cpu", "--quiet",
+                  env={"GPUFX_PROGRESS_AFTER": "0"})
+    T.check(r.returncode == 0 and r.stderr == "", "--quiet: no progress", r.stderr)
+    r = T.run_cli("halftone", src, out, "--backend", "cpu")
+    T.check(r.returncode == 0 and "%" not in r.stderr, "short run: no progress line", r.stderr)
+
+
+def check_backend_gpu(tmp):
+    src = os.path.join(tmp, "b.png")
+    T.save(src, T.noise(20, 10, 1, np.uint8, seed=7))
+    r = T.run_cli("halftone", src, os.path.join(tmp, "bo.png"), "--backend", "gpu")
+    if r.returncode == 0:
+        T.skip("--backend gpu without a GPU fails", "a GPU is usable here")
+        return
+    single, msg = one_line(r)
+    T.check(r.returncode == 1 and single and "gpu" in msg.lower(),
+            "--backend gpu without a usable GPU: exit 1 with the reason", msg)
+    r = T.run_cli("halftone", src, os.path.join(tmp, "bo.png"), env={"GPUFX_BACKEND": "auto"})
+    notes = [l for l in r.stderr.splitlines() if "note" in l]
+    T.check(r.returncode == 0 and len(notes) == 1 and "CPU" in notes[0],
+            "auto without a GPU: runs on the CPU and says so once", r.stderr)
+
+
+def main():
+    T.require_cli("gpufx CLI")
+    with T.tmpdir() as tmp:
+        src = os.path.join(tmp, "in.png")
+        T.save(src, T.noise(12, 8, 1, np.uint8))
+        check_usage_errors(src, os.path.join(tmp, "out.png"))
+        check_help()
+        check_io(tmp)
+        check_no_leftovers(tmp)
+        check_progress(tmp)
+        check_backend_gpu(tmp)
+    T.finish()
+
+
+if __name__ == "__main__":
+    main()
