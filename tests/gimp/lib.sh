@@ -1,0 +1,95 @@
+# Shared helpers for the GIMP batch tests (sourced by tests/gimp/test_*.sh).
+# Every test runs real GIMP (gimp-console-2.10 -i) against a throwaway profile that GIMP
+# creates itself, with the plug-ins installed there by scripts/install.sh --plugins-only.
+# A GIMP run passes only if GIMP exits 0 within the timeout, says "batch command executed
+# successfully" and prints no error line (GIMP's exit status is 0 even when a procedure
+# fails).  Output: one "PASS name" / "FAIL name: why" / "SKIP name: why" line per check.
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${GPUFX_BUILD:-$top/build}
+py=/usr/bin/python3
+GIMP=${GIMP_CONSOLE:-gimp-console-2.10}
+GIMP_TIMEOUT=${GIMP_TIMEOUT:-300}
+ERROR_LINES='execution error|Calling error|GIMP-Error|GIMP-Critical|CRITICAL|crashed|Segmentation|terminated|GeglBuffers leaked'
+
+pass () { echo "PASS $1"; }
+fail () { echo "FAIL $1: $2"; }
+skip () { echo "SKIP $1: $2"; }
+
+# gimp_setup NAME: a fresh profile in $work with the plug-ins installed; SKIPs the whole
+# test (exit 0) when GIMP is missing, FAILs (exit 1) when the plug-ins were not built.
+gimp_setup () {
+  if ! command -v "$GIMP" >/dev/null; then skip "$1" "$GIMP not installed"; exit 0; fi
+  if ! ls "$build"/gpufx-* >/dev/null 2>&1; then fail "$1" "no plug-ins in $build (make)"; exit 1; fi
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  export GIMP2_DIRECTORY="$work/profile" LANG=C.UTF-8 LC_ALL=C.UTF-8
+  unset LANGUAGE GPUFX_DIALOG_AUTO_OK GPUFX_TEST_CANCEL
+  # GIMP must create the profile itself (a folder we make leads to "Failed to save data").
+  (cd "$work" && timeout 120 "$GIMP" -i -d -f -b '(gimp-quit 0)' >"$work/init.log" 2>&1)
+  "$top/scripts/install.sh" "$build" --plugins-only >"$work/install.log" 2>&1 \
+    || { fail "$1" "install.sh failed: $(tail -1 "$work/install.log")"; exit 1; }
+}
+
+# gimp_batch LOG SCHEME...: runs each SCHEME as a batch command (one GIMP session, so
+# last values carry over), then (gimp-quit 0), in $work; stdout+stderr -> LOG.
+gimp_batch () {
+  local log=$1; shift
+  local args=() s
+  for s in "$@"; do args+=(-b "$s"); done
+  (cd "$work" && timeout "$GIMP_TIMEOUT" "$GIMP" -i -d -f "${args[@]}" -b '(gimp-quit 0)' \
+     >"$log" 2>&1)
+}
+
+# batch_ok NAME LOG RC: PASS/FAIL by exit status, the success line and no error lines.
+batch_ok () {
+  local name=$1 log=$2 rc=$3
+  if [ "$rc" -ne 0 ]; then fail "$name" "GIMP exited with $rc: $(tail -3 "$log" | tr '\n' ' ')"; return 1; fi
+  if grep -qE "$ERROR_LINES" "$log"; then fail "$name" "$(grep -E "$ERROR_LINES" "$log" -A1 | head -3 | tr '\n' ' ')"; return 1; fi
+  if ! grep -q 'batch command executed successfully' "$log"; then fail "$name" "no success line"; return 1; fi
+  pass "$name"
+}
+
+# batch_error NAME LOG RC REGEX...: the run must report an execution error whose text
+# matches every REGEX (e.g. the parameter name and its range).
+batch_error () {
+  local name=$1 log=$2 rc=$3; shift 3
+  if [ "$rc" -ne 0 ]; then fail "$name" "GIMP exited with $rc"; return 1; fi
+  if ! grep -q 'execution error' "$log"; then fail "$name" "no error reported: $(tr '\n' ' ' <"$log" | cut -c1-200)"; return 1; fi
+  if grep -qE 'crashed|Segmentation|terminated' "$log"; then fail "$name" "plug-in crashed"; return 1; fi
+  local re
+  for re in "$@"; do
+    grep -qE -- "$re" "$log" || { fail "$name" "message lacks '$re': $(grep -A2 'execution error' "$log" | tr '\n' ' ')"; return 1; }
+  done
+  pass "$name"
+}
+
+# scm_run IN OUT CALL: Script-Fu that loads IN (any format GIMP reads), applies CALL with
+# `img` and `drw` bound, and exports the drawable to OUT (PNG or TIFF, by extension).
+scm_run () {
+  local in=$1 out=$2 call=$3
+  cat <<SCM
+(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE "$in" "$in")))
+       (drw (car (gimp-image-get-active-drawable img))))
+  $call
+  (gimp-file-save RUN-NONINTERACTIVE img drw "$out" "$out")
+  (gimp-image-delete img))
+SCM
+}
+
+# compare_images NAME A B ["X Y W H"]: identical samples (any depth).  With a box, only
+# that box of A is compared with the whole of B.
+compare_images () {
+  local name=$1 a=$2 b=$3 box=${4:-}
+  local why mode=same
+  [ -n "$box" ] && mode=crop
+  why=$("$py" "$top/tests/gimp/imgcmp.py" $mode "$a" "$b" $box 2>&1) && pass "$name" \
+    || fail "$name" "$why"
+}
+
+# check_images NAME MODE A B [ARGS]: any imgcmp.py claim (same, crop, outside, alpha).
+check_images () {
+  local name=$1; shift
+  local why
+  why=$("$py" "$top/tests/gimp/imgcmp.py" "$@" 2>&1) && pass "$name" || fail "$name" "$why"
+}
