@@ -96,9 +96,14 @@ $(BUILD)/locale/%/LC_MESSAGES/gimp-gpufx.mo: po/%.po
 	@mkdir -p $(@D)
 	msgfmt --check -o $@ $<
 
+# po/POTFILES lists the sources with strings; `make pot` refreshes it, the template and
+# merges the template into every catalogue (new strings then show as untranslated).
 pot:
-	xgettext --keyword=_ --keyword=N_ --from-code=UTF-8 --add-comments=TRANSLATORS \
-	  --package-name=gimp-gpufx -o po/gimp-gpufx.pot common/*.c ui/*.c plugins/*.c
+	ls common/*.c ui/*.c plugins/*.c > po/POTFILES
+	xgettext --keyword=_ --keyword=N_ --keyword=g_dngettext:2,3 --from-code=UTF-8 \
+	  --add-comments=TRANSLATORS --package-name=gimp-gpufx --files-from=po/POTFILES \
+	  -o po/gimp-gpufx.pot
+	for po in $(wildcard po/*.po); do msgmerge --quiet --update --backup=none $$po po/gimp-gpufx.pot; done
 
 deps:
 	@scripts/deps.sh
