@@ -7,7 +7,7 @@
 
 #include "iir_filter.h"
 
-#define IRLS_MAX_ITER 60
+#define IRLS_MAX_ITER 40
 #define IRLS_TOL 1e-9     /* relative change of the sum of |residuals| that ends IRLS */
 #define IRLS_FLOOR 1e-10  /* final smoothing of |r|, relative to y_rms */
 #define IRLS_SHRINK 0.1  /* smoothing reduction per iteration */
@@ -110,9 +110,9 @@ gfx_identify_system_build (const gfx_fragment_pair *pairs, int n_pairs, int q, i
 void
 gfx_identify_system_free (gfx_identify_system *sys)
 {
-  free (sys->s);
-  free (sys->y);
-  sys->s = sys->y = NULL;
+  free (sys->s), free (sys->y), free (sys->qr_full), free (sys->qr_fir), free (sys->qr_lad);
+  free (sys->lad_w);
+  sys->s = sys->y = sys->qr_full = sys->qr_fir = sys->qr_lad = sys->lad_w = NULL;
   sys->rows = 0;
 }
 
@@ -141,9 +141,18 @@ sum_abs (const double *r, size_t n)
 typedef struct {
   const gfx_identify_system *sys;
   int n;              /* columns used: n_a (FIR) or n_a + n_b */
+  const double *s;    /* rows x n matrix (column-major, leading dimension ld) and its rhs */
+  const double *y;
+  size_t ld, rows;
   const double *w;    /* row weights, NULL = all 1 */
   double ridge;       /* scale of the rows that pull b(k != 0) to 0; 0 = none */
 } lsq_job;
+
+static lsq_job
+full_job (const gfx_identify_system *sys, int n, double ridge)
+{
+  return (lsq_job) { sys, n, sys->s, sys->y, sys->rows, sys->rows, NULL, ridge };
+}
 
 /* min |W^(1/2) (S phi - y)|^2 + |ridge b|^2 by SVD (dgelsd). */
 static gfx_status
@@ -151,7 +160,7 @@ weighted_lstsq (const lsq_job *job, double *phi, double *cond, gfx_error *err)
 {
   const gfx_identify_system *sys = job->sys;
   int n = job->n, n_ridge = job->ridge > 0.0 ? n - sys->n_a : 0;
-  size_t m = sys->rows + (size_t) n_ridge;
+  size_t m = job->rows + (size_t) n_ridge;
   double *a = calloc (m * (size_t) n, sizeof (double));
   double *rhs = calloc (m > (size_t) n ? m : (size_t) n, sizeof (double));
   double *sv = calloc ((size_t) n, sizeof (double));
@@ -160,15 +169,15 @@ weighted_lstsq (const lsq_job *job, double *phi, double *cond, gfx_error *err)
       free (a), free (rhs), free (sv);
       return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the least-squares solve");
     }
-  for (size_t i = 0; i < sys->rows; i++)
+  for (size_t i = 0; i < job->rows; i++)
     {
       double sw = job->w ? sqrt (job->w[i]) : 1.0;
       for (int c = 0; c < n; c++)
-        a[i + (size_t) c * m] = sw * sys->s[i + (size_t) c * sys->rows];
-      rhs[i] = sw * sys->y[i];
+        a[i + (size_t) c * m] = sw * job->s[i + (size_t) c * job->ld];
+      rhs[i] = sw * job->y[i];
     }
   for (int k = 0; k < n_ridge; k++)
-    a[sys->rows + (size_t) k + (size_t) (sys->n_a + k) * m] = job->ridge;
+    a[job->rows + (size_t) k + (size_t) (sys->n_a + k) * m] = job->ridge;
   lapack_int rank = 0;
   lapack_int info = LAPACKE_dgelsd (LAPACK_COL_MAJOR, (lapack_int) m, n, 1, a, (lapack_int) m,
                                     rhs, (lapack_int) (m > (size_t) n ? m : (size_t) n), sv,
@@ -190,6 +199,44 @@ weighted_lstsq (const lsq_job *job, double *phi, double *cond, gfx_error *err)
     memcpy (phi, rhs, (size_t) n * sizeof (double));
   free (a), free (rhs), free (sv);
   return st;
+}
+
+/* Householder QR (dgeqrf) of W^(1/2) [S_n | y]: its (n+1) x (n+1) triangle R holds the
+ * whole least-squares problem (|S phi - y| = |R11 phi - r12| up to a constant) and S's
+ * singular values, so the ladder's many solves are done on R, not on the tall system. */
+static double *
+compress (const gfx_identify_system *sys, int n, const double *w)
+{
+  size_t m = sys->rows, nc = (size_t) n + 1;
+  double *a = malloc (m * nc * sizeof (double)), *tau = malloc (nc * sizeof (double));
+  double *r = calloc (nc * nc, sizeof (double));
+  if (!a || !tau || !r || m < nc)
+    {
+      free (a), free (tau), free (r);
+      return NULL;
+    }
+  for (size_t c = 0; c < nc; c++)
+    for (size_t i = 0; i < m; i++)
+      a[i + c * m] = (w ? sqrt (w[i]) : 1.0) * (c < (size_t) n ? sys->s[i + c * m] : sys->y[i]);
+  if (LAPACKE_dgeqrf (LAPACK_COL_MAJOR, (lapack_int) m, (lapack_int) nc, a, (lapack_int) m, tau)
+      != 0)
+    {
+      free (a), free (tau), free (r);
+      return NULL;
+    }
+  for (size_t c = 0; c < nc; c++)
+    for (size_t i = 0; i <= c; i++)
+      r[i + c * nc] = a[i + c * m];
+  free (a), free (tau);
+  return r;
+}
+
+/* The job of the compressed problem: R11 phi = r12 (n rows), same ridge. */
+static lsq_job
+compressed_job (const gfx_identify_system *sys, int n, const double *r, double ridge)
+{
+  size_t nc = (size_t) n + 1;
+  return (lsq_job) { sys, n, r, r + (size_t) n * nc, nc, (size_t) n, NULL, ridge };
 }
 
 /* IRLS for min sum |r|: weights 1 / sqrt(r^2 + eps^2), eps shrinking to a floor, each step
@@ -278,7 +325,8 @@ lad_polish (lsq_job *job, double *phi, double *r, double *w, double *next)
 }
 
 static gfx_status
-irls (lsq_job *job, double *phi, double *r, int *iterations, gfx_error *err)
+irls (lsq_job *job, double *phi, double *r, int *iterations, double **weights,
+      gfx_error *err)
 {
   double *w = malloc (job->sys->rows * sizeof (double));
   double *next = malloc ((size_t) job->n * sizeof (double));
@@ -290,12 +338,41 @@ irls (lsq_job *job, double *phi, double *r, int *iterations, gfx_error *err)
   *iterations = irls_iterate (job, phi, r, w, next);
   if (job->ridge == 0.0) /* with a ridge the objective is no longer sum |r| alone */
     lad_polish (job, phi, r, w, next);
+  if (weights)
+    { /* the final IRLS weights, for the ladder's regularised LAD solves */
+      double floor_r = IRLS_FLOOR * (job->sys->y_rms > 0.0 ? job->sys->y_rms : 1.0);
+      for (size_t i = 0; i < job->sys->rows; i++)
+        w[i] = 1.0 / fmax (fabs (r[i]), floor_r);
+      *weights = w;
+      w = NULL;
+    }
   free (w), free (next);
   return GFX_OK;
 }
 
+/* Least squares, or LAD with lambda > 0: on the cached QR of the (LAD-weighted) system. */
 static gfx_status
-solve_columns (const gfx_identify_system *sys, int n, int method, double lambda, double *a,
+solve_compressed (gfx_identify_system *sys, int n, int method, double ridge, double *phi,
+                  double *cond, gfx_error *err)
+{
+  int fir = n == sys->n_a;
+  double **cache = method == GFX_IDENTIFY_LAD ? &sys->qr_lad : fir ? &sys->qr_fir : &sys->qr_full;
+  const double *w = method == GFX_IDENTIFY_LAD ? sys->lad_w : NULL;
+  if (w)
+    {
+      double mean_w = 0.0;
+      for (size_t i = 0; i < sys->rows; i++)
+        mean_w += w[i] / (double) sys->rows;
+      ridge *= sqrt (mean_w);
+    }
+  if (!*cache && !(*cache = compress (sys, n, w)))
+    return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the QR factorisation");
+  lsq_job job = compressed_job (sys, n, *cache, ridge);
+  return weighted_lstsq (&job, phi, cond, err);
+}
+
+static gfx_status
+solve_columns (gfx_identify_system *sys, int n, int method, double lambda, double *a,
                double *b, gfx_solve_info *info, gfx_error *err)
 {
   double phi[2 * GFX_IIR_MAX_MASK * GFX_IIR_MAX_MASK] = { 0 };
@@ -303,16 +380,24 @@ solve_columns (const gfx_identify_system *sys, int n, int method, double lambda,
   if (sys->rows < (size_t) (2 * n))
     return gfx_fail (err, GFX_ERR_INPUT, "only %zu equations for %d unknowns: give larger or "
                      "more fragments, or a smaller mask", sys->rows, n);
-  lsq_job job = { sys, n, NULL, lambda * sqrt ((double) sys->rows) * sys->y_rms };
+  double ridge = lambda * sqrt ((double) sys->rows) * sys->y_rms;
+  int full_irls = method == GFX_IDENTIFY_LAD && (lambda == 0.0 || n == sys->n_a);
+  gfx_status st = GFX_OK;
+  if (method == GFX_IDENTIFY_LAD && !full_irls && !sys->lad_w) /* needs the LAD weights */
+    st = solve_columns (sys, n, method, 0.0, a, b, NULL, err);
   double *r = malloc (sys->rows * sizeof (double));
   if (!r)
     return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the residuals");
-  gfx_status st = weighted_lstsq (&job, phi, &local.cond, err);
+  lsq_job job = full_job (sys, n, ridge);
+  if (st == GFX_OK)
+    st = full_irls ? weighted_lstsq (&job, phi, &local.cond, err)
+                   : solve_compressed (sys, n, method, ridge, phi, &local.cond, err);
   local.iterations = 1;
   if (st == GFX_OK)
     residual (sys, n, phi, r);
-  if (st == GFX_OK && method == GFX_IDENTIFY_LAD)
-    st = irls (&job, phi, r, &local.iterations, err);
+  if (st == GFX_OK && full_irls)
+    st = irls (&job, phi, r, &local.iterations,
+               n > sys->n_a && !sys->lad_w ? &sys->lad_w : NULL, err);
   if (st == GFX_OK)
     {
       double sq = 0.0;
@@ -333,8 +418,8 @@ solve_columns (const gfx_identify_system *sys, int n, int method, double lambda,
 }
 
 gfx_status
-gfx_identify_solve (const gfx_identify_system *sys, int method, double lambda, double *a,
-                    double *b, gfx_solve_info *info, gfx_error *err)
+gfx_identify_solve (gfx_identify_system *sys, int method, double lambda, double *a, double *b,
+                    gfx_solve_info *info, gfx_error *err)
 {
   if (!(lambda >= 0.0) || !isfinite (lambda))
     return gfx_fail (err, GFX_ERR_PARAM, "regularisation %g: must be 0 or more", lambda);
@@ -342,7 +427,7 @@ gfx_identify_solve (const gfx_identify_system *sys, int method, double lambda, d
 }
 
 gfx_status
-gfx_identify_solve_fir (const gfx_identify_system *sys, int method, double *a, double *b,
+gfx_identify_solve_fir (gfx_identify_system *sys, int method, double *a, double *b,
                         gfx_solve_info *info, gfx_error *err)
 {
   return solve_columns (sys, sys->n_a, method, 0.0, a, b, info, err);

@@ -24,6 +24,9 @@ typedef struct {
   double *s;      /* column-major rows x (n_a + n_b): x-window, then minus the y-window */
   double *y;      /* right-hand side */
   double y_rms;   /* root mean square of y: the scale of the regularisation */
+  /* Filled by the solves and reused: QR triangles (full, FIR, LAD-weighted) and the
+   * weights of the unregularised LAD fit. */
+  double *qr_full, *qr_fir, *qr_lad, *lad_w;
 } gfx_identify_system;
 
 /* Builds quadrant q's equations (q = 0..3 for q1..q4: the pairs are read as if flipped into
@@ -45,14 +48,17 @@ typedef struct {
 
 /* Solves for a (m1 m2 values, row-major) and b (m1 m2 values, b[0] = 1).  lambda >= 0 adds
  * Tikhonov rows lambda * sqrt(rows) * y_rms * b(k) = 0 for k != 0: it pulls the recursive
- * part towards zero (an FIR filter, always stable).  A singular or ill-conditioned system
+ * part towards zero (an FIR filter, always stable).  Least squares works on a QR of the
+ * system made once (dgeqrf), then dgelsd on the triangle.  LAD: IRLS on the full system at
+ * lambda = 0; with lambda > 0, a weighted least-squares solve with that fit's final
+ * weights (so the ladder costs one IRLS, not one per rung).  A singular or ill-conditioned system
  * (cond > GFX_IDENTIFY_MAX_COND) fails with GFX_ERR_INPUT; a, b are never left non-finite. */
 #define GFX_IDENTIFY_MAX_COND 1e12
-gfx_status gfx_identify_solve (const gfx_identify_system *sys, int method, double lambda,
+gfx_status gfx_identify_solve (gfx_identify_system *sys, int method, double lambda,
                                double *a, double *b, gfx_solve_info *info, gfx_error *err);
 
 /* The FIR fit: b fixed to the unit impulse, a by least squares / LAD. */
-gfx_status gfx_identify_solve_fir (const gfx_identify_system *sys, int method, double *a,
+gfx_status gfx_identify_solve_fir (gfx_identify_system *sys, int method, double *a,
                                    double *b, gfx_solve_info *info, gfx_error *err);
 
 #endif

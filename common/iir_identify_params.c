@@ -1,0 +1,48 @@
+/* The identification parameters (SPEC section 4, plug-in-gpufx-iir-identify), declared
+ * once for the PDB procedure, the "Identify" part of the deblur dialog and the CLI. */
+#include <limits.h>
+#include <stddef.h>
+
+#include "iir_identify.h"
+
+const char *const gfx_identify_method_choices[] = { "ls", "lad", NULL };
+const char *const gfx_identify_method_labels[] = { N_("Least squares"),
+                                                   N_("Least absolute deviations"), NULL };
+
+#define FIELD(f) offsetof (gfx_identify_params, f)
+
+static const gfx_param_desc identify_params[] = {
+  { .name = "sharp-drawable", .label = N_("_Sharp reference"), .type = GFX_PT_DRAWABLE,
+    .offset = FIELD (sharp_drawable), .flags = GFX_PF_NO_CLI,
+    .help = N_("Sharp layer of the same size as the blurred one; -1 = find edge fragments "
+               "automatically"),
+    .def = -1, .min = -1, .max = INT_MAX, .auto_label = "automatic" },
+  { .name = "mask-rows", .label = N_("Mask _rows"), .type = GFX_PT_INT,
+    .offset = FIELD (mask_rows), .help = N_("Rows M1 of each quadrant's mask"), .def = 3,
+    .min = 1, .max = GFX_IIR_MAX_MASK },
+  { .name = "mask-cols", .label = N_("Mask _columns"), .type = GFX_PT_INT,
+    .offset = FIELD (mask_cols), .help = N_("Columns M2 of each quadrant's mask"), .def = 3,
+    .min = 1, .max = GFX_IIR_MAX_MASK },
+  { .name = "method", .label = N_("_Method"), .type = GFX_PT_ENUM, .offset = FIELD (method),
+    .help = N_("Least squares, or least absolute deviations (robust to gross errors)"),
+    .def = GFX_IDENTIFY_LS, .choices = gfx_identify_method_choices,
+    .choice_labels = gfx_identify_method_labels },
+  { .name = "filter-file", .label = N_("_Filter file"), .type = GFX_PT_STRING,
+    .offset = FIELD (filter_file), .flags = GFX_PF_REQUIRED,
+    .help = N_("File the identified filter is written to") },
+};
+
+static gfx_status
+identify_check (const void *values, gfx_error *err)
+{
+  const gfx_identify_params *p = values;
+  if (!p->filter_file[0])
+    return gfx_fail (err, GFX_ERR_PARAM, "filter-file is empty: name the file the identified "
+                     "filter is written to");
+  return GFX_OK;
+}
+
+const gfx_param_set gfx_identify_param_set = {
+  "identify", identify_params, sizeof identify_params / sizeof identify_params[0],
+  sizeof (gfx_identify_params), identify_check
+};
