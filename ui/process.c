@@ -56,7 +56,7 @@ gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const vo
   st = gfx_ui_apply (proc->filter, &in, &out, values, &run, mon, err);
   gfx_image_free (&in);
   if (st == GFX_OK && run.info.note_is_new && run.info.note[0])
-    g_message (_("The GPU could not be used, the CPU computed the result instead: %s"),
+    g_message (_("Computed on the CPU: %s"),
                run.info.note);
   if (st == GFX_OK)
     st = store_result (proc, image, drawable, &rect, &out, run.mask, err);
