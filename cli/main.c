@@ -12,6 +12,7 @@
 
 #include "../common/halftone.h"
 #include "cli.h"
+#include "cmd_bench.h"
 
 static const cli_filter FILTERS[] = {
   { &gfx_halftone_filter, false },
@@ -19,6 +20,7 @@ static const cli_filter FILTERS[] = {
 
 static const cli_command COMMANDS[] = {
   { NULL, NULL, NULL }, /* placeholder so the table may be empty; skipped */
+  { "bench", "[--quick]: in-process timing of the CPU and GPU paths", bench_main },
 };
 
 #define N_FILTERS ((int) (sizeof FILTERS / sizeof FILTERS[0]))
