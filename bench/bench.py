@@ -83,7 +83,7 @@ def ratio_cell(ours, peer, whole):
     if not whole:
         return "%.2fx" % (peer["time"] / ours["time"])
     net = "-"
-    if ours.get("net") and peer.get("net") is not None and ours["net"] > 0:
+    if ours.get("net") and peer.get("net") and ours["net"] > 0 and peer["net"] > 0:
         net = "%.2fx" % (peer["net"] / ours["net"])
     return "%s / %.2fx" % (net, peer["time"] / ours["time"])
 
@@ -103,8 +103,9 @@ def render(table, mode):
     head += ["check / note"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        cells = [r["group"], r["impl"] + ("" if not r.get("threads") else
-                                          " (%d thr)" % r["threads"]), fmt_time(r["time"])]
+        thr = r.get("threads")
+        cells = [r["group"], r["impl"] + (" (%d threads)" % thr if thr and thr > 1 and
+                                          r["backend"] == "cpu" else ""), fmt_time(r["time"])]
         if whole:
             cells += [fmt_time(r["passthru"]) if r["passthru"] is not None else "-",
                       fmt_time(r["net"]) if r["net"] is not None else "-"]

@@ -14,7 +14,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-COLOURS = {"ours cpu": "#d62728", "ours gpu": "#9467bd"}
+COLOURS = {"ours cpu": "#d62728", "ours cpu, 1 thread": "#ff9896", "ours gpu": "#9467bd"}
 PALETTE = ["#1f77b4", "#2ca02c", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f", "#bcbd22"]
 
 

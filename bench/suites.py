@@ -67,17 +67,20 @@ def _ours_rows(ctx, table, group, filt, src, opts, whole_cmd, pass_s, mpix, outf
                check=None):
     """Our in-process row(s) and whole-process row(s) for one input; check(outfile) -> a
     string comparing our written output with a peer's, for the whole-process row."""
-    for be in ctx.backends:
+    # in-process: all cores, one core (how far the parallel path scales), the GPU
+    for be, threads in (("cpu", None), ("cpu", 1), ("gpu", None)):
         label = "ours %s" % be
-        r = row(group, label, "ours", be, mpix=mpix)
+        r = row(group, label + (", 1 thread" if threads else ""), "ours", be, mpix=mpix)
         if be == "gpu" and ctx.gpu_na:
             r["na"] = ctx.gpu_na
         else:
-            def inproc(be=be):
-                t, threads, _ = ours_inprocess(ctx.gpufx, filt, src, be, ctx.repeat_in, opts)
-                return dict(time=t, threads=threads)
+            def inproc(be=be, threads=threads):
+                t, n, _ = ours_inprocess(ctx.gpufx, filt, src, be, ctx.repeat_in, opts, threads)
+                return dict(time=t, threads=n)
             measure(r, inproc)
         table["in"].append(r)
+    for be in ctx.backends:
+        label = "ours %s" % be
         w = row(group, label, "ours", be, mpix=mpix, passthru=pass_s)
         if be == "gpu" and ctx.gpu_na:
             w["na"] = ctx.gpu_na

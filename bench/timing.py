@@ -75,7 +75,7 @@ def time_cmd(cmd, repeat, env=None, outfile=None):
     return median(times), times
 
 
-def ours_inprocess(gpufx, filt, src, backend, repeat, options=()):
+def ours_inprocess(gpufx, filt, src, backend, repeat, options=(), threads=None):
     """Our compute-only time from `gpufx bench FILTER --input SRC --tsv`: the image is
     decoded once, then the filter's apply() is timed `repeat` times in the process.
     Returns (median seconds, threads, note)."""
@@ -83,7 +83,8 @@ def ours_inprocess(gpufx, filt, src, backend, repeat, options=()):
         raise NA("%s not built" % gpufx)
     cmd = [gpufx, "bench", filt, "--input", src, "--repeat", str(repeat), "--tsv",
            "--backend", backend] + list(options)
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = dict(os.environ, GPUFX_THREADS=str(threads)) if threads else None
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     if p.returncode != 0:
         why = _first_line(p.stderr) or "exit %d" % p.returncode
         raise NA("gpufx bench %s: %s" % (filt, why.split("n/a: ", 1)[-1]))
