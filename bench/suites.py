@@ -368,8 +368,8 @@ def deblur(ctx):
     filt = ctx.work.file("camera-%d.iir" % side)
     ident = row(g, "ours identify --auto 3x3 (part of the job)", "base", "cpu", mpix=mpix)
     measure(ident, lambda: dict(time=time_cmd(
-        [ctx.gpufx, "identify", "--blurred", src, "--auto", "--mask", "3x3", "--output", filt,
-         "--backend", "cpu", "--quiet"], 1, outfile=filt)[0]))
+        [ctx.gpufx, "identify", "--blurred", src, "--auto", "--mask", "3x3", "--output", filt],
+        1, outfile=filt)[0]))
     t["whole"].append(ident)
     if ident["na"]:
         for be in ctx.backends:
