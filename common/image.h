@@ -11,6 +11,10 @@
 
 #include "status.h"
 
+#ifdef __cplusplus /* the CUDA layer (C++) calls these */
+extern "C" {
+#endif
+
 typedef enum { GFX_U8 = 0, GFX_U16, GFX_F32 } gfx_depth;
 
 typedef struct {
@@ -71,5 +75,9 @@ void gfx_sample_set (gfx_image *img, size_t index, float v);
  * and back (rounding and clipping as gfx_sample_set). */
 void gfx_image_get_plane (const gfx_image *img, int channel, float *plane);
 void gfx_image_set_plane (gfx_image *img, int channel, const float *plane);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus /* the CUDA layer (C++) calls these */
+extern "C" {
+#endif
+
 typedef enum {
   GFX_OK = 0,
   GFX_ERR_PARAM,     /* a parameter is out of range: the message names it and its range */
@@ -32,5 +36,9 @@ gfx_status gfx_fail (gfx_error *err, gfx_status status, const char *fmt, ...)
 void gfx_error_clear (gfx_error *err);
 
 const char *gfx_status_name (gfx_status status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
