@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/enhance.h"
 #include "../common/halftone.h"
 #include "cli.h"
 #include "cmd_bench.h"
 
 static const cli_filter FILTERS[] = {
   { &gfx_halftone_filter, false },
+  { &gfx_enhance_filter, true },
 };
 
 static const cli_command COMMANDS[] = {

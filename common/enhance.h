@@ -1,0 +1,37 @@
+/* Local enhancement by histogram statistics (SPEC section 2, Gonzalez & Woods): a pixel
+ * whose n x n neighbourhood is dark (local mean against the global mean) and moderately
+ * textured (local sigma against the global sigma) is multiplied by the gain E.
+ *
+ * Statistics are exact: window sums of the key values (the pixel, its luma, or for float
+ * images a fixed-point copy) are integers computed with running sums, so every path (CPU,
+ * GPU, any tiling) finds the same sums; the decision compares them with integer
+ * thresholds derived once from the global statistics (enhance_math.h). */
+#ifndef GFX_ENHANCE_H
+#define GFX_ENHANCE_H
+
+#include "filter.h"
+
+#include "enhance_types.h"
+
+extern const gfx_param_set gfx_enhance_param_set;
+extern const gfx_filter gfx_enhance_filter;
+extern const char *const gfx_enhance_rule_choices[]; /* "3rd", "4th" */
+
+/* Enhances `in` into `out` (allocated here, same layout, alpha copied).  mask, if not
+ * NULL, receives a 1-channel u8 image: 255 where the pixel was enhanced (in per-channel
+ * mode: any of its channels), 0 elsewhere.  On error or cancel nothing is allocated. */
+gfx_status gfx_enhance (const gfx_image *in, gfx_image *out, gfx_image *mask,
+                        const gfx_enhance_params *p, gfx_progress *progress,
+                        gfx_run_info *info, gfx_error *err);
+
+/* The CPU path alone (tests and benchmarks call it directly); same contract. */
+gfx_status gfx_enhance_cpu (const gfx_image *in, gfx_image *out, gfx_image *mask,
+                            const gfx_enhance_params *p, gfx_progress *progress,
+                            gfx_error *err);
+
+/* Input checks shared by both paths: the parameters, and float samples finite and within
+ * the fixed-point range. */
+gfx_status gfx_enhance_check_input (const gfx_image *in, const gfx_enhance_params *p,
+                                    gfx_error *err);
+
+#endif

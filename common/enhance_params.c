@@ -1,0 +1,92 @@
+/* The local-enhance parameters, declared once, and the filter descriptor. */
+#include <stddef.h>
+
+#include "enhance.h"
+
+const char *const gfx_enhance_rule_choices[] = { "3rd", "4th", NULL };
+static const char *const rule_labels[] = {
+  N_("3rd edition: m_S <= k0 m_G, k1 s_G <= s_S <= k2 s_G"),
+  N_("4th edition: k0 m_G <= m_S <= k1 m_G, k2 s_G <= s_S <= k3 s_G"), NULL
+};
+
+#define FIELD(f) offsetof (gfx_enhance_params, f)
+#define K_MAX 1000.0
+
+/* k3 defaults to 0.4, the 3rd edition's upper sigma bound: with the defaults k2 <= k3
+ * holds, and --rule 4th --k0 0 --k1 0.4 --k2 0.02 gives exactly the 3rd-edition default. */
+static const gfx_param_desc enhance_params[] = {
+  { .name = "gain", .label = N_("_Gain E"), .type = GFX_PT_FLOAT, .offset = FIELD (gain),
+    .help = N_("Multiplier E applied to the pixels that pass the test"), .def = 4.0,
+    .min = 0.0, .max = 64.0, .flags = GFX_PF_MIN_EXCLUSIVE, .step = 0.1 },
+  { .name = "k0", .label = N_("k_0"), .type = GFX_PT_FLOAT, .offset = FIELD (k0),
+    .help = N_("Mean bound: local mean at most k0 times the global mean (3rd edition); "
+               "lower mean bound (4th)"),
+    .def = 0.4, .min = 0.0, .max = K_MAX },
+  { .name = "k1", .label = N_("k_1"), .type = GFX_PT_FLOAT, .offset = FIELD (k1),
+    .help = N_("Lower sigma bound, times the global sigma (3rd edition); upper mean bound (4th)"),
+    .def = 0.02, .min = 0.0, .max = K_MAX, .step = 0.001 },
+  { .name = "k2", .label = N_("k_2"), .type = GFX_PT_FLOAT, .offset = FIELD (k2),
+    .help = N_("Upper sigma bound, times the global sigma (3rd edition); lower sigma bound (4th)"),
+    .def = 0.4, .min = 0.0, .max = K_MAX },
+  { .name = "k3", .label = N_("k_3"), .type = GFX_PT_FLOAT, .offset = FIELD (k3),
+    .help = N_("Upper sigma bound, times the global sigma (4th edition only)"), .def = 0.4,
+    .min = 0.0, .max = K_MAX },
+  { .name = "rule", .label = N_("_Rule"), .type = GFX_PT_ENUM, .offset = FIELD (rule),
+    .help = N_("Which edition's test: 3rd (the seed's) or 4th"), .def = GFX_RULE_3RD,
+    .choices = gfx_enhance_rule_choices, .choice_labels = rule_labels },
+  { .name = "window", .label = N_("_Window n"), .type = GFX_PT_INT, .offset = FIELD (window),
+    .help = N_("Neighbourhood size n (odd): statistics of the n x n window around each pixel"),
+    .def = 3, .min = 3, .max = 255, .step = 2 },
+  { .name = "per-channel", .label = N_("_Per channel"), .type = GFX_PT_BOOL,
+    .offset = FIELD (per_channel),
+    .help = N_("Apply the rule to each colour channel alone instead of to the luminance"),
+    .def = 0 },
+  { .name = "mask-layer", .label = N_("Decision _mask as a new layer"), .type = GFX_PT_BOOL,
+    .offset = FIELD (mask_layer), .flags = GFX_PF_NO_CLI,
+    .help = N_("Add a layer that is white where pixels were enhanced"), .def = 0 },
+  { .name = "backend", .label = N_("_Backend"), .type = GFX_PT_ENUM, .offset = FIELD (backend),
+    .help = N_("Where to compute: automatic (GPU if usable), CPU or GPU"),
+    .def = GFX_BACKEND_AUTO, .choices = gfx_backend_choices, .choice_labels = gfx_backend_labels },
+};
+
+static gfx_status
+enhance_check (const void *values, gfx_error *err)
+{
+  const gfx_enhance_params *p = values;
+  if (p->window % 2 == 0)
+    return gfx_fail (err, GFX_ERR_PARAM,
+                     "window = %d is not allowed: an odd number from 3 to 255", p->window);
+  if (p->rule == GFX_RULE_3RD && p->k1 > p->k2)
+    return gfx_fail (err, GFX_ERR_PARAM,
+                     "k1 = %g is not allowed: the 3rd-edition rule needs k1 <= k2 (k2 = %g)",
+                     p->k1, p->k2);
+  if (p->rule == GFX_RULE_4TH && p->k0 > p->k1)
+    return gfx_fail (err, GFX_ERR_PARAM,
+                     "k0 = %g is not allowed: the 4th-edition rule needs k0 <= k1 (k1 = %g)",
+                     p->k0, p->k1);
+  if (p->rule == GFX_RULE_4TH && p->k2 > p->k3)
+    return gfx_fail (err, GFX_ERR_PARAM,
+                     "k2 = %g is not allowed: the 4th-edition rule needs k2 <= k3 (k3 = %g)",
+                     p->k2, p->k3);
+  return GFX_OK;
+}
+
+const gfx_param_set gfx_enhance_param_set = {
+  "enhance", enhance_params, sizeof enhance_params / sizeof enhance_params[0],
+  sizeof (gfx_enhance_params), enhance_check
+};
+
+static gfx_status
+enhance_apply (const gfx_image *in, gfx_image *out, const void *values, gfx_filter_run *run,
+               gfx_error *err)
+{
+  return gfx_enhance (in, out, run->mask, values, run->progress, &run->info, err);
+}
+
+const gfx_filter gfx_enhance_filter = {
+  .name = "enhance",
+  .title = N_("Local Enhance (histogram statistics)"),
+  .blurb = N_("Brighten dark, textured detail using local mean and deviation (Gonzalez & Woods)"),
+  .params = &gfx_enhance_param_set,
+  .apply = enhance_apply,
+};

@@ -1,0 +1,24 @@
+/* The local-enhance parameter values, apart from the filter machinery so that the CUDA
+ * layer (C++) can include them. */
+#ifndef GFX_ENHANCE_TYPES_H
+#define GFX_ENHANCE_TYPES_H
+
+typedef enum { GFX_RULE_3RD = 0, GFX_RULE_4TH } gfx_enhance_rule;
+
+typedef struct {
+  double gain;     /* E, 0 < E <= 64 */
+  double k0, k1, k2, k3;
+  int rule;        /* gfx_enhance_rule */
+  int window;      /* n, odd, 3..255 */
+  int per_channel; /* 0: statistics on luma, the gain scales all colour channels */
+  int mask_layer;  /* PDB: add the decision mask as a new layer (CLI: --mask-out) */
+  int backend;     /* gfx_backend */
+} gfx_enhance_params;
+
+/* Float images are converted to fixed point (value * 2^20) for exact sums; values must lie
+ * within [-GFX_ENHANCE_FLOAT_LIMIT, GFX_ENHANCE_FLOAT_LIMIT] so that n*n squared values
+ * still fit in 64 bits. */
+#define GFX_ENHANCE_FIX_BITS 20
+#define GFX_ENHANCE_FLOAT_LIMIT 16.0
+
+#endif

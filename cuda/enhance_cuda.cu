@@ -1,0 +1,264 @@
+/* GPU local enhance, host side.  Per decision plane: keys (skipped when a single
+ * 8/16-bit channel is its own key), the reduction (totals and thresholds), the statistics
+ * kernel.  A single 8/16-bit channel is written straight by the statistics kernel; other
+ * layouts go through decision planes and the apply kernel.  Device buffers are kept
+ * between calls (grown as needed) and all dropped after any failure, so a later call
+ * starts clean. */
+#include "enhance_cuda.h"
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <vector>
+
+#include "cuda_check.h"
+#include "enhance_cuda_internal.h"
+
+namespace {
+
+struct Buf {
+  void *p = nullptr;
+  size_t cap = 0;
+};
+
+struct Cache {
+  Buf in, out, key, dec, mask, rp, lut, state;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+};
+
+std::mutex cache_lock;
+Cache cache;
+
+void
+release_locked (void)
+{
+  for (Buf *b : { &cache.in, &cache.out, &cache.key, &cache.dec, &cache.mask, &cache.rp,
+                  &cache.lut, &cache.state })
+    cudaFree (b->p); /* errors ignored: everything is being discarded */
+  if (cache.e0)
+    cudaEventDestroy (cache.e0);
+  if (cache.e1)
+    cudaEventDestroy (cache.e1);
+  if (cache.stream)
+    cudaStreamDestroy (cache.stream);
+  cache = Cache ();
+}
+
+cudaError_t
+ensure (Buf &b, size_t bytes, bool zero = false)
+{
+  if (b.cap >= bytes)
+    return cudaSuccess;
+  cudaFree (b.p);
+  b = Buf ();
+  cudaError_t e = cudaMalloc (&b.p, bytes ? bytes : 1);
+  if (e == cudaSuccess && zero)
+    e = cudaMemset (b.p, 0, bytes);
+  if (e == cudaSuccess)
+    b.cap = bytes;
+  return e;
+}
+
+struct Plan {
+  int w, h, ch, cc, planes, lum, direct, r, has_mask;
+  size_t n, img_bytes, key_bytes;
+  double maxv;
+};
+
+Plan
+plan_of (const gfx_image *in, const gfx_image *mask, const gfx_enhance_params *p)
+{
+  Plan pl;
+  pl.w = in->width;
+  pl.h = in->height;
+  pl.ch = in->channels;
+  pl.cc = gfx_image_color_channels (in);
+  pl.planes = p->per_channel ? pl.cc : 1;
+  pl.lum = !p->per_channel && pl.cc >= 3;
+  pl.direct = in->channels == 1 && in->depth != GFX_F32;
+  pl.r = p->window / 2;
+  pl.has_mask = mask && mask->pixels;
+  pl.n = (size_t) pl.w * pl.h;
+  pl.img_bytes = gfx_image_bytes (in);
+  pl.key_bytes = in->depth == GFX_U8 ? 1 : in->depth == GFX_U16 ? 2 : 4;
+  pl.maxv = in->depth == GFX_U8 ? 255.0 : in->depth == GFX_U16 ? 65535.0 : 1.0;
+  return pl;
+}
+
+/* Buffers, stream, events, the input and the gain table on the device. */
+gfx_status
+prepare (const Plan &pl, const gfx_image *in, const gfx_enhance_params *p, gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  std::vector<uint16_t> lut (pl.key_bytes < 4 ? (size_t) pl.maxv + 1 : 1);
+  for (size_t v = 0; pl.key_bytes < 4 && v < lut.size (); v++)
+    lut[v] = (uint16_t) gfx_enh_gain_int ((uint32_t) v, p->gain, pl.maxv);
+  if (!cache.stream)
+    CUDA_TRY (cudaStreamCreateWithFlags (&cache.stream, cudaStreamNonBlocking));
+  if (!cache.e0)
+    CUDA_TRY (cudaEventCreate (&cache.e0));
+  if (!cache.e1)
+    CUDA_TRY (cudaEventCreate (&cache.e1));
+  CUDA_TRY (ensure (cache.in, pl.img_bytes));
+  CUDA_TRY (ensure (cache.out, pl.img_bytes));
+  CUDA_TRY (ensure (cache.key, pl.direct ? 0 : pl.n * pl.key_bytes));
+  CUDA_TRY (ensure (cache.dec, pl.direct ? 0 : pl.n * pl.planes));
+  CUDA_TRY (ensure (cache.mask, pl.has_mask ? pl.n : 0));
+  CUDA_TRY (ensure (cache.rp, enh_rowprefix_bytes (pl.w, pl.h, (int) pl.key_bytes, pl.r)));
+  CUDA_TRY (ensure (cache.lut, lut.size () * sizeof (uint16_t)));
+  CUDA_TRY (ensure (cache.state, sizeof (EnhState), true));
+  CUDA_TRY (cudaMemcpyAsync (cache.lut.p, lut.data (), lut.size () * sizeof (uint16_t),
+                             cudaMemcpyHostToDevice, cache.stream));
+  CUDA_TRY (cudaMemcpyAsync (cache.in.p, in->pixels, pl.img_bytes, cudaMemcpyHostToDevice,
+                             cache.stream));
+fail:
+  return status;
+}
+
+template <class T, class KT>
+gfx_status
+launch_all (const Plan &pl, const gfx_enhance_params *p, int sms, gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  const T *d_in = (const T *) cache.in.p;
+  EnhState *st = (EnhState *) cache.state.p;
+  uint8_t *d_mask = pl.has_mask ? (uint8_t *) cache.mask.p : nullptr;
+  const uint16_t *d_lut = (const uint16_t *) cache.lut.p;
+  RuleArgs ra = { { p->k0, p->k1, p->k2, p->k3 }, p->rule, (uint32_t) (p->window * p->window) };
+  for (int plane = 0; plane < pl.planes; plane++)
+    {
+      const KT *key = (const KT *) d_in; /* direct: T is KT */
+      if (!pl.direct)
+        {
+          key = (const KT *) cache.key.p;
+          CUDA_TRY ((enh_launch_keys<T, KT> (d_in, (KT *) cache.key.p, pl.n, pl.ch, pl.lum,
+                                             plane, cache.stream)));
+        }
+      CUDA_TRY (enh_launch_reduce<KT> (key, pl.n, ra, st, sms, cache.stream));
+      EnhSink<KT> sink = {};
+      if (pl.direct)
+        {
+          sink.out = (KT *) cache.out.p;
+          sink.lut = d_lut;
+          sink.mask = d_mask;
+        }
+      else
+        sink.dec = (uint8_t *) cache.dec.p + (size_t) plane * pl.n;
+      CUDA_TRY (enh_launch_stats<KT> (key, pl.w, pl.h, pl.r, st, sink, cache.rp.p,
+                                      cache.stream));
+    }
+  if (!pl.direct)
+    {
+      ApplyArgs a = { pl.n, pl.ch, pl.cc, pl.ch > pl.cc, pl.planes, p->gain, pl.maxv };
+      CUDA_TRY (enh_launch_apply<T> (d_in, (T *) cache.out.p, (const uint8_t *) cache.dec.p,
+                                     d_lut, d_mask, a, cache.stream));
+    }
+fail:
+  return status;
+}
+
+gfx_status
+run_locked (const gfx_image *in, gfx_image *out, gfx_image *mask, const gfx_enhance_params *p,
+            double *kernel_ms, gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  Plan pl = plan_of (in, mask, p);
+  int sms = 0;
+  float ms = 0.0f;
+  CUDA_TRY (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, 0));
+  status = prepare (pl, in, p, err);
+  if (status != GFX_OK)
+    return status;
+  CUDA_TRY (cudaEventRecord (cache.e0, cache.stream));
+  if (in->depth == GFX_U8)
+    status = launch_all<uint8_t, uint8_t> (pl, p, sms, err);
+  else if (in->depth == GFX_U16)
+    status = launch_all<uint16_t, uint16_t> (pl, p, sms, err);
+  else
+    status = launch_all<float, int32_t> (pl, p, sms, err);
+  if (status != GFX_OK)
+    return status;
+  CUDA_TRY (cudaEventRecord (cache.e1, cache.stream));
+  CUDA_TRY (cudaMemcpyAsync (out->pixels, cache.out.p, pl.img_bytes, cudaMemcpyDeviceToHost,
+                             cache.stream));
+  if (pl.has_mask)
+    CUDA_TRY (cudaMemcpyAsync (mask->pixels, cache.mask.p, pl.n, cudaMemcpyDeviceToHost,
+                               cache.stream));
+  CUDA_TRY (cudaStreamSynchronize (cache.stream));
+  CUDA_TRY (cudaEventElapsedTime (&ms, cache.e0, cache.e1));
+  *kernel_ms = ms;
+fail:
+  return status;
+}
+
+} // namespace
+
+extern "C" gfx_status
+gfx_cuda_enhance (const gfx_image *in, gfx_image *out, gfx_image *mask,
+                  const gfx_enhance_params *p, gfx_cuda_enhance_timing *timing, gfx_error *err)
+{
+  auto t0 = std::chrono::steady_clock::now ();
+  if (gfx_cuda_fault_injected ("gfx_cuda_enhance"))
+    return gfx_fail (err, GFX_ERR_GPU,
+                     "gfx_cuda_enhance: out of memory (injected by GPUFX_CUDA_FAIL)");
+  gfx_status status = gfx_cuda_device_name (nullptr, 0, err);
+  if (status != GFX_OK)
+    return status;
+  double kernel_ms = 0.0;
+  {
+    std::lock_guard<std::mutex> guard (cache_lock);
+    status = run_locked (in, out, mask, p, &kernel_ms, err);
+    if (status != GFX_OK)
+      release_locked ();
+  }
+  if (timing)
+    {
+      timing->kernel_ms = kernel_ms;
+      timing->total_ms
+        = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0).count ();
+    }
+  return status;
+}
+
+extern "C" void
+gfx_cuda_enhance_release (void)
+{
+  std::lock_guard<std::mutex> guard (cache_lock);
+  release_locked ();
+}
+
+extern "C" gfx_status
+gfx_cuda_copy_ms (size_t bytes, int reps, double *ms, gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  void *a = nullptr, *b = nullptr;
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  std::vector<float> times;
+  float t = 0.0f;
+  CUDA_TRY (cudaMalloc (&a, bytes));
+  CUDA_TRY (cudaMalloc (&b, bytes));
+  CUDA_TRY (cudaMemset (a, 1, bytes));
+  CUDA_TRY (cudaEventCreate (&e0));
+  CUDA_TRY (cudaEventCreate (&e1));
+  for (int i = 0; i <= reps; i++) /* the first copy warms up */
+    {
+      CUDA_TRY (cudaEventRecord (e0));
+      CUDA_TRY (cudaMemcpyAsync (b, a, bytes, cudaMemcpyDeviceToDevice));
+      CUDA_TRY (cudaEventRecord (e1));
+      CUDA_TRY (cudaEventSynchronize (e1));
+      CUDA_TRY (cudaEventElapsedTime (&t, e0, e1));
+      if (i > 0)
+        times.push_back (t);
+    }
+  std::sort (times.begin (), times.end ());
+  *ms = times.empty () ? 0.0 : times[times.size () / 2];
+fail:
+  if (e0)
+    cudaEventDestroy (e0);
+  if (e1)
+    cudaEventDestroy (e1);
+  cudaFree (a);
+  cudaFree (b);
+  return status;
+}

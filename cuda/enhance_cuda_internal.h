@@ -1,0 +1,78 @@
+/* Inside cuda/ only: the statistics kernels' launchers and the types they share with the
+ * host code of enhance_cuda.cu. */
+#ifndef GFX_ENHANCE_CUDA_INTERNAL_H
+#define GFX_ENHANCE_CUDA_INTERNAL_H
+
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "../common/enhance_math.h"
+
+/* Key kinds and their exact window-sum types (unsigned ones wrap; the true sums fit). */
+template <class KT> struct EnhSums;
+template <> struct EnhSums<uint8_t> { typedef uint32_t S1; typedef uint32_t S2; };
+template <> struct EnhSums<uint16_t> { typedef uint32_t S1; typedef uint64_t S2; };
+template <> struct EnhSums<int32_t> { typedef int64_t S1; typedef uint64_t S2; };
+
+#define ENH_MAX_BLOCKS 2048 /* reduction blocks: one partial each (2^34 keys / 2^23) */
+
+struct EnhPartial {
+  unsigned long long t1lo, t1hi, t2lo, t2hi; /* 128-bit two's complement halves */
+};
+
+/* Device-side state: the reduction's partials and ticket, and the thresholds the last
+ * reduction block computes for the statistics kernels. */
+struct EnhState {
+  gfx_enh_thresholds th;
+  unsigned int ticket; /* 0 between launches: the last block resets it */
+  EnhPartial part[ENH_MAX_BLOCKS];
+};
+
+/* Where a statistics kernel puts its decision: a decision plane (0/1), or, for a single
+ * 8/16-bit channel whose samples are the keys, the output itself (and the mask). */
+template <class KT> struct EnhSink {
+  uint8_t *dec;        /* decision plane, or NULL in direct mode */
+  KT *out;             /* direct mode */
+  const uint16_t *lut; /* direct mode: gained value of each sample value */
+  uint8_t *mask;       /* direct mode, may be NULL */
+};
+
+struct RuleArgs {
+  double k[4];
+  int rule;
+  uint32_t n_win;
+};
+
+struct ApplyArgs {
+  size_t n;
+  int ch, cc, alpha, planes; /* channels, colour channels, has alpha, decision planes */
+  double gain, maxv;
+};
+
+/* Keys of one plane: luma (lum) or channel `plane` of an image of ch channels; floats as
+ * fixed point. */
+template <class T, class KT>
+cudaError_t enh_launch_keys (const T *in, KT *key, size_t n, int ch, int lum, int plane,
+                             cudaStream_t s);
+
+/* Exact totals of n keys, then the thresholds into st->th (st->ticket must be 0). */
+template <class KT>
+cudaError_t enh_launch_reduce (const KT *key, size_t n, RuleArgs ra, EnhState *st, int sms,
+                               cudaStream_t s);
+
+/* out (and mask) from in and the decision planes; lut: gained value of each integer
+ * sample value. */
+template <class T>
+cudaError_t enh_launch_apply (const T *in, T *out, const uint8_t *dec, const uint16_t *lut,
+                              uint8_t *mask, ApplyArgs a, cudaStream_t s);
+
+/* Decisions of the w x h key plane (thresholds in st->th) with window n = 2r + 1.
+ * rp is scratch for large windows: enh_rowprefix_bytes(w, h) bytes. */
+template <class KT>
+cudaError_t enh_launch_stats (const KT *key, int w, int h, int r, const EnhState *st,
+                              EnhSink<KT> sink, void *rp, cudaStream_t stream);
+
+size_t enh_rowprefix_bytes (int w, int h, int key_bytes, int r);
+
+#endif

@@ -1,0 +1,322 @@
+/* The local-enhance statistics kernels: exact n x n window sums of k and k^2, then the
+ * integer decision of enhance_math.h.  Small windows (r <= TILE_MAX_R): one kernel per
+ * 64 x 64 tile, the tile and its halo loaded once into shared memory, horizontal then
+ * vertical sliding sums there.  Large windows: per-row prefix sums (extended
+ * periodically for the reflected border), then one thread per column walking a strip of
+ * rows with a running vertical sum.  Both cost O(1) per pixel in n. */
+#include "enhance_cuda_internal.h"
+
+namespace {
+
+constexpr int TILE_W = 64, TILE_H = 64, TILE_THREADS = 256, TILE_MAX_R = 16;
+constexpr int HSEG = 8;                                   /* columns per horizontal slide */
+constexpr int VSEG = TILE_H / (TILE_THREADS / TILE_W);    /* rows per vertical slide */
+constexpr int WALK_THREADS = 128;
+
+template <class S2, class KT>
+__device__ __forceinline__ S2
+sq (KT k)
+{
+  return (S2) k * (S2) k; /* negative fixed-point keys: (2^64 - a)^2 = a^2 mod 2^64 */
+}
+
+__device__ __forceinline__ int
+decide (uint32_t n, uint32_t s1, uint32_t s2, const gfx_enh_thresholds &th)
+{
+  return gfx_enh_decide64 (s1, gfx_enh_d_u32 (n, s1, s2), &th);
+}
+
+__device__ __forceinline__ int
+decide (uint32_t n, uint32_t s1, uint64_t s2, const gfx_enh_thresholds &th)
+{
+  return gfx_enh_decide64 (s1, gfx_enh_d_u64 (n, s1, s2), &th);
+}
+
+__device__ __forceinline__ int
+decide (uint32_t n, int64_t s1, uint64_t s2, const gfx_enh_thresholds &th)
+{
+  return gfx_enh_decide128 (s1, gfx_enh_d_i64 (n, s1, s2), &th);
+}
+
+template <class KT>
+__device__ __forceinline__ void
+emit (const EnhSink<KT> &sink, size_t i, KT v, int d)
+{
+  if constexpr (sizeof (KT) < 4)
+    if (!sink.dec)
+      {
+        sink.out[i] = d ? (KT) __ldg (&sink.lut[v]) : v;
+        if (sink.mask)
+          sink.mask[i] = d ? 255 : 0;
+        return;
+      }
+  sink.dec[i] = (uint8_t) d;
+}
+
+__device__ __forceinline__ int
+refl (int i, int len)
+{
+  return i >= 0 && i < len ? i : gfx_enh_reflect (i, len);
+}
+
+/* Shared-memory row pitch of the input tile, in elements: an odd number of 32-bit words,
+ * so lanes reading the same column of consecutive rows hit different banks. */
+__host__ __device__ inline int
+tile_in_pitch (int tw2, int key_bytes)
+{
+  int words = ((tw2 * key_bytes + 3) / 4) | 1;
+  return words * 4 / key_bytes;
+}
+
+template <class KT>
+__host__ __device__ inline size_t
+tile_smem_bytes (int r)
+{
+  typedef typename EnhSums<KT>::S1 S1;
+  typedef typename EnhSums<KT>::S2 S2;
+  int th2 = TILE_H + 2 * r, ph = TILE_W + 1;
+  return (size_t) th2 * ph * (sizeof (S1) + sizeof (S2))
+         + (size_t) th2 * tile_in_pitch (TILE_W + 2 * r, sizeof (KT)) * sizeof (KT);
+}
+
+template <class KT>
+__global__ void __launch_bounds__ (TILE_THREADS)
+tile_kernel (const KT *__restrict__ key, int w, int h, int r, const EnhState *st,
+             EnhSink<KT> sink)
+{
+  typedef typename EnhSums<KT>::S1 S1;
+  typedef typename EnhSums<KT>::S2 S2;
+  extern __shared__ __align__ (16) unsigned char smem[];
+  const int tw2 = TILE_W + 2 * r, th2 = TILE_H + 2 * r, ph = TILE_W + 1;
+  const int pin = tile_in_pitch (tw2, sizeof (KT));
+  S2 *h2 = (S2 *) smem; /* horizontal sums, th2 rows x TILE_W (pitch ph) */
+  S1 *h1 = (S1 *) (h2 + th2 * ph);
+  KT *tin = (KT *) (h1 + th2 * ph); /* the tile and its halo, th2 x tw2 (pitch pin) */
+  const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  for (int ty = warp; ty < th2; ty += TILE_THREADS / 32)
+    {
+      const KT *row = key + (size_t) refl (y0 - r + ty, h) * w;
+      for (int tx = lane; tx < tw2; tx += 32)
+        tin[ty * pin + tx] = row[refl (x0 - r + tx, w)];
+    }
+  __syncthreads ();
+  /* Horizontal: each job slides along HSEG outputs of one row; lanes take rows. */
+  for (int job = tid; job < th2 * (TILE_W / HSEG); job += TILE_THREADS)
+    {
+      int row = job % th2, c0 = job / th2 * HSEG;
+      const KT *src = tin + row * pin + c0;
+      S1 a1 = 0;
+      S2 a2 = 0;
+      for (int e = 0; e <= 2 * r; e++)
+        {
+          a1 += (S1) src[e];
+          a2 += sq<S2> (src[e]);
+        }
+      S1 *d1 = h1 + row * ph + c0;
+      S2 *d2 = h2 + row * ph + c0;
+      d1[0] = a1;
+      d2[0] = a2;
+      for (int i = 1; i < HSEG; i++)
+        {
+          KT kin = src[i + 2 * r], kout = src[i - 1];
+          a1 += (S1) kin - (S1) kout;
+          a2 += sq<S2> (kin) - sq<S2> (kout);
+          d1[i] = a1;
+          d2[i] = a2;
+        }
+    }
+  __syncthreads ();
+  /* Vertical: each thread slides down VSEG rows of one column; lanes take columns. */
+  const gfx_enh_thresholds th = st->th;
+  const uint32_t n_win = (uint32_t) ((2 * r + 1) * (2 * r + 1));
+  const int c = tid % TILE_W, oy0 = tid / TILE_W * VSEG, gx = x0 + c;
+  S1 s1 = 0;
+  S2 s2 = 0;
+  for (int e = 0; e <= 2 * r; e++)
+    {
+      s1 += h1[(oy0 + e) * ph + c];
+      s2 += h2[(oy0 + e) * ph + c];
+    }
+  for (int i = 0; i < VSEG; i++)
+    {
+      int oy = oy0 + i, gy = y0 + oy;
+      if (i > 0)
+        {
+          s1 += h1[(oy + 2 * r) * ph + c] - h1[(oy - 1) * ph + c];
+          s2 += h2[(oy + 2 * r) * ph + c] - h2[(oy - 1) * ph + c];
+        }
+      if (gx < w && gy < h)
+        emit (sink, (size_t) gy * w + gx, tin[(oy + r) * pin + c + r], decide (n_win, s1, s2, th));
+    }
+}
+
+/* rp1/rp2[y * (w + 1) + c] = sum of the first c keys of row y (k and k^2, wrapping). */
+template <class KT>
+__global__ void
+rowprefix_kernel (const KT *__restrict__ key, int w, int h, typename EnhSums<KT>::S1 *rp1,
+                  typename EnhSums<KT>::S2 *rp2)
+{
+  typedef typename EnhSums<KT>::S1 S1;
+  typedef typename EnhSums<KT>::S2 S2;
+  const int lane = threadIdx.x & 31;
+  const int y = blockIdx.x * (blockDim.x / 32) + (threadIdx.x >> 5);
+  if (y >= h)
+    return; /* whole warps leave together */
+  const KT *src = key + (size_t) y * w;
+  S1 *d1 = rp1 + (size_t) y * (w + 1);
+  S2 *d2 = rp2 + (size_t) y * (w + 1);
+  if (lane == 0)
+    {
+      d1[0] = 0;
+      d2[0] = 0;
+    }
+  S1 c1 = 0;
+  S2 c2 = 0;
+  for (int base = 0; base < w; base += 32)
+    {
+      int x = base + lane;
+      KT k = x < w ? src[x] : (KT) 0;
+      S1 v1 = (S1) k;
+      S2 v2 = sq<S2> (k);
+      for (int o = 1; o < 32; o <<= 1)
+        {
+          S1 t1 = __shfl_up_sync (0xffffffffu, v1, o);
+          S2 t2 = __shfl_up_sync (0xffffffffu, v2, o);
+          if (lane >= o)
+            {
+              v1 += t1;
+              v2 += t2;
+            }
+        }
+      if (x < w)
+        {
+          d1[x + 1] = c1 + v1;
+          d2[x + 1] = c2 + v2;
+        }
+      c1 += __shfl_sync (0xffffffffu, v1, 31);
+      c2 += __shfl_sync (0xffffffffu, v2, 31);
+    }
+}
+
+/* The prefix F(t) = sum_{i < t} k[reflect(i)] for any t (negative t: minus the sum over
+ * [t, 0)), as a * rowtotal + sign * rp[j]: the reflected row repeats with period 2w and
+ * its first period's prefix is rp[u] (u <= w) or 2 rowtotal - rp[2w - u]. */
+struct Prefix {
+  long long a;
+  int sign, j;
+};
+
+__device__ inline Prefix
+prefix_at (int t, int w)
+{
+  int period = 2 * w;
+  int q = t >= 0 ? t / period : -((-t + period - 1) / period);
+  int u = t - q * period;
+  Prefix f;
+  if (u <= w)
+    f = { 2LL * q, 1, u };
+  else
+    f = { 2LL * q + 2, -1, period - u };
+  return f;
+}
+
+template <class S>
+__device__ __forceinline__ S
+prefix_value (const Prefix &f, const S *rp, int w)
+{
+  typedef unsigned long long U; /* wrap-around arithmetic; the final sums fit */
+  U v = (U) f.a * (U) rp[w];
+  return (S) (f.sign > 0 ? v + (U) rp[f.j] : v - (U) rp[f.j]);
+}
+
+template <class KT>
+__global__ void __launch_bounds__ (WALK_THREADS)
+walk_kernel (const typename EnhSums<KT>::S1 *__restrict__ rp1,
+             const typename EnhSums<KT>::S2 *__restrict__ rp2, const KT *__restrict__ key,
+             int w, int h, int r, int strip, const EnhState *st, EnhSink<KT> sink)
+{
+  typedef typename EnhSums<KT>::S1 S1;
+  typedef typename EnhSums<KT>::S2 S2;
+  const int x = blockIdx.x * WALK_THREADS + threadIdx.x;
+  if (x >= w)
+    return; /* no block-wide synchronisation below */
+  const int y0 = blockIdx.y * strip, y1 = min (h, y0 + strip);
+  const Prefix fa = prefix_at (x + r + 1, w), fb = prefix_at (x - r, w);
+  const size_t pitch = (size_t) w + 1;
+  S1 s1 = 0;
+  S2 s2 = 0;
+  for (int dy = -r; dy <= r; dy++)
+    {
+      size_t o = (size_t) refl (y0 + dy, h) * pitch;
+      s1 += prefix_value (fa, rp1 + o, w) - prefix_value (fb, rp1 + o, w);
+      s2 += prefix_value (fa, rp2 + o, w) - prefix_value (fb, rp2 + o, w);
+    }
+  const gfx_enh_thresholds th = st->th;
+  const uint32_t n_win = (uint32_t) ((2 * r + 1) * (2 * r + 1));
+  for (int y = y0; y < y1; y++)
+    {
+      if (y > y0)
+        {
+          size_t a = (size_t) refl (y + r, h) * pitch, b = (size_t) refl (y - r - 1, h) * pitch;
+          s1 += prefix_value (fa, rp1 + a, w) - prefix_value (fb, rp1 + a, w)
+                - prefix_value (fa, rp1 + b, w) + prefix_value (fb, rp1 + b, w);
+          s2 += prefix_value (fa, rp2 + a, w) - prefix_value (fb, rp2 + a, w)
+                - prefix_value (fa, rp2 + b, w) + prefix_value (fb, rp2 + b, w);
+        }
+      size_t i = (size_t) y * w + x;
+      emit (sink, i, key[i], decide (n_win, s1, s2, th));
+    }
+}
+
+} // namespace
+
+size_t
+enh_rowprefix_bytes (int w, int h, int key_bytes, int r)
+{
+  if (r <= TILE_MAX_R)
+    return 0;
+  size_t s = key_bytes == 1 ? 8 : key_bytes == 2 ? 12 : 16;
+  return ((size_t) w + 1) * h * s + 16;
+}
+
+template <class KT>
+cudaError_t
+enh_launch_stats (const KT *key, int w, int h, int r, const EnhState *st, EnhSink<KT> sink,
+                  void *rp, cudaStream_t stream)
+{
+  typedef typename EnhSums<KT>::S1 S1;
+  typedef typename EnhSums<KT>::S2 S2;
+  if (r <= TILE_MAX_R)
+    {
+      size_t smem = tile_smem_bytes<KT> (r);
+      cudaError_t e = cudaFuncSetAttribute (tile_kernel<KT>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int) smem);
+      if (e != cudaSuccess)
+        return e;
+      dim3 grid ((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H);
+      tile_kernel<KT><<<grid, TILE_THREADS, smem, stream>>> (key, w, h, r, st, sink);
+      return cudaPeekAtLastError ();
+    }
+  S2 *rp2 = (S2 *) rp; /* 8-byte sums first: alignment */
+  S1 *rp1 = (S1 *) (rp2 + ((size_t) w + 1) * h);
+  const int rows_per_block = 8;
+  rowprefix_kernel<KT><<<(h + rows_per_block - 1) / rows_per_block, 32 * rows_per_block, 0,
+                         stream>>> (key, w, h, rp1, rp2);
+  cudaError_t e = cudaPeekAtLastError ();
+  if (e != cudaSuccess)
+    return e;
+  int strip = 2 * (2 * r + 1) > 64 ? 2 * (2 * r + 1) : 64; /* start-up <= half the strip */
+  dim3 grid ((w + WALK_THREADS - 1) / WALK_THREADS, (h + strip - 1) / strip);
+  walk_kernel<KT><<<grid, WALK_THREADS, 0, stream>>> (rp1, rp2, key, w, h, r, strip, st, sink);
+  return cudaPeekAtLastError ();
+}
+
+template cudaError_t enh_launch_stats<uint8_t> (const uint8_t *, int, int, int, const EnhState *,
+                                                EnhSink<uint8_t>, void *, cudaStream_t);
+template cudaError_t enh_launch_stats<uint16_t> (const uint16_t *, int, int, int,
+                                                 const EnhState *, EnhSink<uint16_t>, void *,
+                                                 cudaStream_t);
+template cudaError_t enh_launch_stats<int32_t> (const int32_t *, int, int, int, const EnhState *,
+                                                EnhSink<int32_t>, void *, cudaStream_t);

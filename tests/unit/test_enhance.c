@@ -1,0 +1,461 @@
+/* Local enhance: validation messages, hand-computed cases, the CPU running sums against
+ * brute-force window sums, and the GPU against the CPU bit for bit. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/enhance.h"
+#include "../../common/enhance_math.h"
+#include "check.h"
+
+#ifdef GFX_HAVE_CUDA
+#include "../../cuda/enhance_cuda.h"
+#endif
+
+static gfx_enhance_params
+defaults (void)
+{
+  gfx_enhance_params p;
+  gfx_params_defaults (&gfx_enhance_param_set, &p);
+  p.backend = GFX_BACKEND_CPU;
+  return p;
+}
+
+static void
+check_refused (gfx_enhance_params p, const char *name, const char *why)
+{
+  gfx_error err = { 0 };
+  gfx_status st = gfx_params_validate (&gfx_enhance_param_set, &p, &err);
+  CHECK (st == GFX_ERR_PARAM && strncmp (err.msg, name, strlen (name)) == 0,
+         "%s refused, message names %s: %s", why, name, err.msg);
+}
+
+static void
+test_validation (void)
+{
+  gfx_enhance_params p = defaults (), q;
+  gfx_error err;
+  CHECK (p.gain == 4.0 && p.k0 == 0.4 && p.k1 == 0.02 && p.k2 == 0.4 && p.k3 == 0.4
+           && p.window == 3 && p.rule == GFX_RULE_3RD && !p.per_channel && !p.mask_layer,
+         "defaults E=4 k0=0.4 k1=0.02 k2=0.4 k3=0.4 n=3 3rd edition");
+  CHECK (gfx_params_validate (&gfx_enhance_param_set, &p, &err) == GFX_OK, "defaults valid");
+  const char *order[] = { "gain", "k0", "k1", "k2", "k3", "rule", "window", "per-channel",
+                          "mask-layer", "backend" };
+  int ok = gfx_enhance_param_set.n_params == 10;
+  for (int i = 0; ok && i < 10; i++)
+    ok = !strcmp (gfx_enhance_param_set.params[i].name, order[i]);
+  CHECK (ok, "PDB order gain k0 k1 k2 k3 rule window per-channel mask-layer backend");
+  q = p, q.gain = 0, check_refused (q, "gain", "E = 0");
+  q = p, q.gain = 64.5, check_refused (q, "gain", "E = 64.5");
+  q = p, q.gain = 64, CHECK (gfx_params_validate (&gfx_enhance_param_set, &q, &err) == GFX_OK,
+                             "E = 64 allowed");
+  q = p, q.window = 4, check_refused (q, "window", "even window 4");
+  q = p, q.window = 1, check_refused (q, "window", "window 1");
+  q = p, q.window = 257, check_refused (q, "window", "window 257");
+  q = p, q.k0 = -0.1, check_refused (q, "k0", "k0 < 0");
+  q = p, q.k3 = NAN, check_refused (q, "k3", "k3 NaN");
+  q = p, q.k1 = 0.5, check_refused (q, "k1", "3rd edition k1 > k2");
+  q = p, q.rule = GFX_RULE_4TH, check_refused (q, "k0", "4th edition k0 > k1 (3rd-edition defaults)");
+  q = p, q.rule = GFX_RULE_4TH, q.k0 = 0, q.k1 = 0.4, q.k2 = 0.5, q.k3 = 0.4;
+  check_refused (q, "k2", "4th edition k2 > k3");
+  q = p, q.rule = 2, check_refused (q, "rule", "rule 2");
+  const gfx_param_desc *rule = gfx_params_find (&gfx_enhance_param_set, "rule");
+  CHECK (gfx_param_parse (rule, &q, "4th", &err) == GFX_OK && q.rule == GFX_RULE_4TH,
+         "--rule 4th parses");
+
+  gfx_image img;
+  gfx_image_alloc (&img, 3, 2, 1, false, GFX_F32, &err);
+  ((float *) img.pixels)[4] = 17.0f;
+  CHECK (gfx_enhance_check_input (&img, &p, &err) == GFX_ERR_INPUT && strstr (err.msg, "16"),
+         "float value 17 refused with the range: %s", err.msg);
+  ((float *) img.pixels)[4] = NAN;
+  CHECK (gfx_enhance_check_input (&img, &p, &err) == GFX_ERR_INPUT, "float NaN refused");
+  gfx_image_free (&img);
+}
+
+static void
+test_reflect (void)
+{
+  /* scipy 'reflect' of [0 1 2] from -6 to 8: 2 1 0 0 1 2 | 0 1 2 | 2 1 0 0 1 2 */
+  const int expect[] = { 0, 1, 2, 2, 1, 0, 0, 1, 2, 2, 1, 0, 0, 1, 2 };
+  int ok = 1;
+  for (int i = -6; i <= 8; i++)
+    ok &= gfx_enh_reflect (i, 3) == expect[i + 6];
+  CHECK (ok, "reflect repeats the symmetric half-sample extension");
+  CHECK (gfx_enh_reflect (-1, 1) == 0 && gfx_enh_reflect (200, 1) == 0, "reflect of width 1");
+}
+
+/* Runs the CPU path on a small 8-bit gray image with a mask. */
+static int
+run_u8 (const uint8_t *px, int w, int h, gfx_enhance_params p, uint8_t *out, uint8_t *mask)
+{
+  gfx_image in, o, m;
+  gfx_error err;
+  gfx_image_alloc (&in, w, h, 1, false, GFX_U8, &err);
+  memcpy (in.pixels, px, (size_t) w * h);
+  int ok = gfx_enhance_cpu (&in, &o, &m, &p, NULL, &err) == GFX_OK;
+  if (ok)
+    {
+      memcpy (out, o.pixels, (size_t) w * h);
+      memcpy (mask, m.pixels, (size_t) w * h);
+      gfx_image_free (&o);
+      gfx_image_free (&m);
+    }
+  gfx_image_free (&in);
+  return ok;
+}
+
+static void
+test_hand_cases (void)
+{
+  gfx_enhance_params p = defaults ();
+  uint8_t out[9], mask[9];
+  /* 1x1: window = image, m_S = m_G, sigma_S = sigma_G = 0. */
+  uint8_t one = 10;
+  p.k0 = 1.0, p.k1 = 0.0;
+  CHECK (run_u8 (&one, 1, 1, p, out, mask) && out[0] == 40 && mask[0] == 255,
+         "1x1, k0 = 1, k1 = 0: m_S <= m_G and 0 <= sigma_S <= 0 hold, 10 -> 40");
+  p.k0 = 0.99;
+  CHECK (run_u8 (&one, 1, 1, p, out, mask) && out[0] == 10 && mask[0] == 0,
+         "1x1, k0 = 0.99: m_S > 0.99 m_G, unchanged");
+  /* 3x3 with one 9 in the middle: with the reflected border every 3x3 window holds the 9
+   * exactly once, so m_S = 1 = m_G and sigma_S = sqrt(8) = sigma_G everywhere. */
+  const uint8_t dot[9] = { 0, 0, 0, 0, 9, 0, 0, 0, 0 };
+  p = defaults ();
+  p.k0 = 1.0, p.k1 = 0.5, p.k2 = 1.01;
+  CHECK (run_u8 (dot, 3, 3, p, out, mask) && out[4] == 36 && out[0] == 0 && mask[0] == 255
+           && mask[8] == 255,
+         "3x3 dot: every window passes with k2 = 1.01, 9 -> 36");
+  p.k2 = 0.99;
+  CHECK (run_u8 (dot, 3, 3, p, out, mask) && out[4] == 9 && mask[4] == 0,
+         "3x3 dot: sigma_S = sigma_G > 0.99 sigma_G, unchanged");
+  p.k2 = 1.01, p.gain = 40;
+  CHECK (run_u8 (dot, 3, 3, p, out, mask) && out[4] == 255, "gain 40: 360 clipped to 255");
+  /* 4th edition, k0 m_G <= m_S <= k1 m_G with k0 = k1 = 1: equality passes. */
+  p = defaults ();
+  p.rule = GFX_RULE_4TH, p.k0 = 1, p.k1 = 1, p.k2 = 0.5, p.k3 = 1.01, p.gain = 2.5;
+  CHECK (run_u8 (dot, 3, 3, p, out, mask) && out[4] == 23 && mask[1] == 255,
+         "4th edition equality bounds pass; 9 * 2.5 = 22.5 rounds half up to 23");
+}
+
+/* Luminance mode keeps hue: the three channels of an enhanced pixel scale together. */
+static void
+test_hue (void)
+{
+  gfx_error err;
+  gfx_image in, out, mask;
+  gfx_image_alloc (&in, 1, 1, 3, false, GFX_U8, &err);
+  uint8_t *px = in.pixels;
+  px[0] = 20, px[1] = 40, px[2] = 100;
+  gfx_enhance_params p = defaults ();
+  p.k0 = 1, p.k1 = 0;
+  int ok = gfx_enhance_cpu (&in, &out, &mask, &p, NULL, &err) == GFX_OK;
+  const uint8_t *o = out.pixels;
+  CHECK (ok && o[0] == 51 && o[1] == 102 && o[2] == 255,
+         "luminance mode: (20,40,100) x4 limited to keep hue: (51,102,255), got (%d,%d,%d)",
+         ok ? o[0] : -1, ok ? o[1] : -1, ok ? o[2] : -1);
+  if (ok)
+    gfx_image_free (&out), gfx_image_free (&mask);
+  p.per_channel = 1;
+  ok = gfx_enhance_cpu (&in, &out, &mask, &p, NULL, &err) == GFX_OK;
+  o = out.pixels;
+  CHECK (ok && o[0] == 80 && o[1] == 160 && o[2] == 255, "per-channel mode: (80,160,255)");
+  if (ok)
+    gfx_image_free (&out), gfx_image_free (&mask);
+  gfx_image_free (&in);
+}
+
+/* --- brute force and GPU sweeps ------------------------------------------------------ */
+
+static uint32_t rng_state = 12345;
+
+static double
+rnd (void)
+{
+  rng_state = rng_state * 1664525u + 1013904223u;
+  return (rng_state >> 8) * (1.0 / 16777216.0);
+}
+
+/* Photo-like content: a gradient with dark textured patches, so decisions are mixed.
+ * Float images also get a few values outside [0, 1]. */
+static void
+fill (gfx_image *img)
+{
+  size_t n = gfx_image_samples (img);
+  for (size_t s = 0; s < n; s++)
+    {
+      size_t i = s / img->channels;
+      int x = (int) (i % img->width), y = (int) (i / img->width);
+      double v = 0.7 * (x + 2 * y) / (img->width + 2 * img->height) + 0.15 * rnd ();
+      if (((x / 7) + (y / 5)) % 3 == 0)
+        v *= 0.2;
+      if (img->depth == GFX_F32 && rnd () < 0.01)
+        v = 3.0 * rnd () - 1.0;
+      if (img->depth == GFX_U8)
+        ((uint8_t *) img->pixels)[s] = (uint8_t) (v > 1 ? 255 : v * 255.0);
+      else if (img->depth == GFX_U16)
+        ((uint16_t *) img->pixels)[s] = (uint16_t) (v > 1 ? 65535 : v * 65535.0);
+      else
+        ((float *) img->pixels)[s] = (float) v;
+    }
+}
+
+static int64_t
+key_of (const gfx_image *img, size_t i, int plane, int lum)
+{
+  const int c = img->channels;
+  if (img->depth == GFX_F32)
+    {
+      const float *px = (const float *) img->pixels + i * c;
+      return gfx_enh_fix (lum ? gfx_enh_luma_float (px[0], px[1], px[2]) : px[plane]);
+    }
+  uint32_t v[3];
+  for (int k = 0; k < 3 && k < c; k++)
+    v[k] = img->depth == GFX_U8 ? ((const uint8_t *) img->pixels)[i * c + k]
+                                : ((const uint16_t *) img->pixels)[i * c + k];
+  return lum ? gfx_enh_luma_int (v[0], v[1], v[2]) : v[plane];
+}
+
+/* The decisions of one plane by direct summation over every window. */
+static void
+brute_plane (const gfx_image *img, const gfx_enhance_params *p, int plane, uint8_t *dec)
+{
+  int w = img->width, h = img->height, r = p->window / 2;
+  int lum = !p->per_channel && gfx_image_color_channels (img) >= 3;
+  size_t n = (size_t) w * h;
+  int64_t *k = malloc (n * sizeof *k);
+  gfx_i128 t1 = 0;
+  gfx_u128 t2 = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      k[i] = key_of (img, i, plane, lum);
+      t1 += k[i];
+      t2 += (gfx_u128) (k[i] * k[i]);
+    }
+  const double kk[4] = { p->k0, p->k1, p->k2, p->k3 };
+  uint32_t nw = (uint32_t) (p->window * p->window);
+  gfx_enh_thresholds th = gfx_enh_thresholds_make (t1, t2, n, nw, kk, p->rule);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        gfx_i128 s1 = 0, s2 = 0;
+        for (int dy = -r; dy <= r; dy++)
+          for (int dx = -r; dx <= r; dx++)
+            {
+              int64_t v = k[(size_t) gfx_enh_reflect (y + dy, h) * w + gfx_enh_reflect (x + dx, w)];
+              s1 += v;
+              s2 += (gfx_i128) v * v;
+            }
+        gfx_u128 d = (gfx_u128) ((gfx_i128) nw * s2 - s1 * s1);
+        dec[(size_t) y * w + x] = (uint8_t) gfx_enh_decide128 ((int64_t) s1, d, &th);
+      }
+  free (k);
+}
+
+static double
+get (const gfx_image *img, size_t s)
+{
+  return img->depth == GFX_U8    ? ((const uint8_t *) img->pixels)[s]
+         : img->depth == GFX_U16 ? ((const uint16_t *) img->pixels)[s]
+                                 : ((const float *) img->pixels)[s];
+}
+
+/* Whether out equals in with the gain on exactly the brute-force decisions. */
+static int
+check_against_brute (const gfx_image *in, const gfx_image *out, const gfx_image *mask,
+                     const gfx_enhance_params *p, long *enhanced)
+{
+  int planes = p->per_channel ? gfx_image_color_channels (in) : 1, cc = gfx_image_color_channels (in);
+  size_t n = (size_t) in->width * in->height;
+  uint8_t *dec = malloc (n * planes);
+  for (int pl = 0; pl < planes; pl++)
+    brute_plane (in, p, pl, dec + pl * n);
+  double maxv = in->depth == GFX_U8 ? 255 : 65535;
+  int ok = 1;
+  for (size_t i = 0; ok && i < n; i++)
+    {
+      size_t s = i * in->channels;
+      double vmax = get (in, s);
+      for (int c = 1; c < cc; c++)
+        vmax = fmax (vmax, get (in, s + c));
+      int hue = planes == 1 && cc >= 3, any = 0;
+      for (int c = 0; c < in->channels; c++)
+        {
+          int d = c < cc && dec[(planes == 1 ? 0 : c * n) + i];
+          double v = get (in, s + c), e = v;
+          any |= d;
+          if (d && in->depth == GFX_F32)
+            e = hue ? gfx_enh_gain_hue_float ((float) v, (float) vmax, p->gain)
+                    : gfx_enh_gain_float ((float) v, p->gain);
+          else if (d)
+            e = hue ? gfx_enh_gain_hue_int ((uint32_t) v, (uint32_t) vmax, p->gain, maxv)
+                    : gfx_enh_gain_int ((uint32_t) v, p->gain, maxv);
+          ok &= get (out, s + c) == e;
+        }
+      ok &= ((const uint8_t *) mask->pixels)[i] == (any ? 255 : 0);
+      *enhanced += any;
+    }
+  free (dec);
+  return ok;
+}
+
+static gfx_enhance_params
+case_params (int window, int per_channel, int rule)
+{
+  gfx_enhance_params p = defaults ();
+  p.window = window, p.per_channel = per_channel, p.rule = rule, p.gain = 2.5;
+  if (rule == GFX_RULE_3RD)
+    p.k0 = 0.8, p.k1 = 0.05, p.k2 = 1.0;
+  else
+    p.k0 = 0.1, p.k1 = 0.8, p.k2 = 0.05, p.k3 = 1.0;
+  return p;
+}
+
+static const int layouts[][2] = { { 1, 0 }, { 2, 1 }, { 3, 0 }, { 4, 1 } }; /* channels, alpha */
+static const gfx_depth depths[] = { GFX_U8, GFX_U16, GFX_F32 };
+
+static void
+test_brute_force (void)
+{
+  static const int sizes[][2] = { { 1, 1 }, { 1, 17 }, { 17, 1 }, { 5, 3 }, { 40, 31 },
+                                  { 64, 65 }, { 130, 67 } };
+  static const int windows[] = { 3, 5, 33, 35, 255 };
+  int case_no = 0;
+  for (int si = 0; si < 7; si++)
+    for (int wi = 0; wi < 5; wi++, case_no++)
+      {
+        if (windows[wi] == 255 && sizes[si][0] * sizes[si][1] > 3000)
+          continue; /* brute force is n^2 per pixel */
+        gfx_depth depth = depths[case_no % 3];
+        const int *lay = layouts[case_no % 4];
+        gfx_enhance_params p = case_params (windows[wi], case_no / 4 % 2, case_no / 8 % 2);
+        gfx_image in, out, mask;
+        gfx_error err;
+        gfx_image_alloc (&in, sizes[si][0], sizes[si][1], lay[0], lay[1], depth, &err);
+        fill (&in);
+        long enhanced = 0;
+        int ok = gfx_enhance_cpu (&in, &out, &mask, &p, NULL, &err) == GFX_OK;
+        ok = ok && check_against_brute (&in, &out, &mask, &p, &enhanced);
+        CHECK (ok, "CPU = brute force: %dx%d %s %d ch, n=%d, %s, rule %s (%ld enhanced)",
+               in.width, in.height, gfx_depth_name (depth), lay[0], p.window,
+               p.per_channel ? "per-channel" : "luminance", gfx_enhance_rule_choices[p.rule],
+               enhanced);
+        if (out.pixels)
+          gfx_image_free (&out), gfx_image_free (&mask);
+        gfx_image_free (&in);
+      }
+}
+
+static void
+cancel_now (void *ctx, double f)
+{
+  (void) ctx, (void) f;
+}
+
+static void
+test_cancel (void)
+{
+  gfx_progress prog;
+  gfx_progress_init (&prog, cancel_now, NULL);
+  gfx_progress_cancel (&prog);
+  gfx_image in, out = { 0 }, mask = { 0 };
+  gfx_error err;
+  gfx_image_alloc (&in, 300, 200, 1, false, GFX_U8, &err);
+  gfx_enhance_params p = defaults ();
+  gfx_status st = gfx_enhance_cpu (&in, &out, &mask, &p, &prog, &err);
+  CHECK (st == GFX_ERR_CANCELLED && !out.pixels && !mask.pixels,
+         "cancel: status cancelled, nothing allocated");
+  gfx_image_free (&in);
+}
+
+#ifdef GFX_HAVE_CUDA
+/* One CPU/GPU comparison; returns 1 when identical (output and mask). */
+static int
+gpu_case (int w, int h, int channels, int alpha, gfx_depth depth, gfx_enhance_params p,
+          long *enhanced)
+{
+  gfx_image in, cpu, cmask, gpu, gmask;
+  gfx_error err;
+  gfx_image_alloc (&in, w, h, channels, alpha, depth, &err);
+  fill (&in);
+  int ok = gfx_enhance_cpu (&in, &cpu, &cmask, &p, NULL, &err) == GFX_OK;
+  gfx_image_alloc (&gpu, w, h, channels, alpha, depth, &err);
+  gfx_image_alloc (&gmask, w, h, 1, false, GFX_U8, &err);
+  gfx_status st = gfx_cuda_enhance (&in, &gpu, &gmask, &p, NULL, &err);
+  if (st != GFX_OK)
+    printf ("  gpu: %s\n", err.msg);
+  ok = ok && st == GFX_OK && !memcmp (cpu.pixels, gpu.pixels, gfx_image_bytes (&in))
+       && !memcmp (cmask.pixels, gmask.pixels, (size_t) w * h);
+  for (size_t i = 0; ok && i < (size_t) w * h; i++)
+    *enhanced += ((uint8_t *) cmask.pixels)[i] != 0;
+  gfx_image_free (&in), gfx_image_free (&cpu), gfx_image_free (&cmask);
+  gfx_image_free (&gpu), gfx_image_free (&gmask);
+  return ok;
+}
+
+static void
+test_gpu (void)
+{
+  char why[GFX_MSG_LEN];
+  if (!gfx_backend_gpu_usable (why, sizeof why))
+    {
+      SKIP ("GPU = CPU bit-exact sweep: %s", why);
+      return;
+    }
+  static const int sizes[][2] = { { 1, 1 }, { 1, 300 }, { 300, 1 }, { 7, 5 }, { 64, 64 },
+                                  { 65, 63 }, { 200, 130 }, { 1031, 517 } };
+  static const int windows[] = { 3, 5, 15, 31, 33, 35, 63, 127, 255 };
+  int case_no = 0;
+  for (int si = 0; si < 8; si++)
+    for (int wi = 0; wi < 9; wi++)
+      for (int di = 0; di < 3; di++, case_no++)
+        {
+          const int *lay = layouts[(case_no + si) % 4];
+          gfx_enhance_params p = case_params (windows[wi], case_no / 3 % 2, case_no / 5 % 2);
+          long enhanced = 0;
+          int ok = gpu_case (sizes[si][0], sizes[si][1], lay[0], lay[1], depths[di], p, &enhanced);
+          CHECK (ok, "GPU = CPU: %dx%d %s %d ch, n=%d, %s, rule %s (%ld enhanced)",
+                 sizes[si][0], sizes[si][1], gfx_depth_name (depths[di]), lay[0], p.window,
+                 p.per_channel ? "per-channel" : "luminance",
+                 gfx_enhance_rule_choices[p.rule], enhanced);
+        }
+  /* Fallback: an injected GPU failure falls back to the CPU under auto, fails under gpu. */
+  setenv ("GPUFX_CUDA_FAIL", "gfx_cuda_enhance", 1);
+  gfx_image in, out, mask;
+  gfx_error err;
+  gfx_run_info info;
+  gfx_image_alloc (&in, 50, 40, 1, false, GFX_U8, &err);
+  gfx_enhance_params p = defaults ();
+  p.backend = GFX_BACKEND_AUTO;
+  gfx_status st = gfx_enhance (&in, &out, &mask, &p, NULL, &info, &err);
+  CHECK (st == GFX_OK && info.used == GFX_BACKEND_CPU && strstr (info.note, "injected"),
+         "injected GPU failure: auto falls back to the CPU and says why: %s", info.note);
+  if (st == GFX_OK)
+    gfx_image_free (&out), gfx_image_free (&mask);
+  p.backend = GFX_BACKEND_GPU;
+  st = gfx_enhance (&in, &out, &mask, &p, NULL, &info, &err);
+  CHECK (st == GFX_ERR_GPU && strstr (err.msg, "gfx_cuda_enhance"),
+         "injected GPU failure: backend gpu is an error naming the call: %s", err.msg);
+  unsetenv ("GPUFX_CUDA_FAIL");
+  gfx_image_free (&in);
+}
+#else
+static void
+test_gpu (void)
+{
+  SKIP ("GPU = CPU bit-exact sweep: this build has no CUDA (nvcc was not found)");
+}
+#endif
+
+int
+main (void)
+{
+  test_validation ();
+  test_reflect ();
+  test_hand_cases ();
+  test_hue ();
+  test_brute_force ();
+  test_cancel ();
+  test_gpu ();
+  return check_exit_status ();
+}
