@@ -1,0 +1,62 @@
+/* Inside the fast CPU halftone (halftone_cpu.c: bands, threads and their hand-offs;
+ * halftone_cpu_band.c: one band's rows).  See halftone_cpu.c for the method. */
+#ifndef GFX_HALFTONE_CPU_H
+#define GFX_HALFTONE_CPU_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "halftone_kernels.h"
+#include "image.h"
+#include "progress.h"
+
+#define BAND_ROWS 8 /* rows one worker interleaves: independent dependency chains */
+#define PAD 2       /* zero columns on each side of an error row: taps reach 2 */
+
+typedef struct {
+  alignas (64) atomic_int done; /* columns of the band's last row that are finished */
+  char pad[64 - sizeof (atomic_int)];
+} band_progress;
+
+typedef struct {
+  const gfx_image *in;
+  gfx_image *out;
+  const gfx_kernel *k;
+  int levels, width, colors, lag;
+  int bands_per_channel, total_bands, ring_bands;
+  size_t stride;       /* floats per error row, pads included */
+  float *ring;         /* ring_bands * BAND_ROWS rows: input values, then errors */
+  uint8_t *q_rows;     /* per worker, BAND_ROWS rows of level indices: its band's output
+                          before it becomes samples (a band's ring slot may be reused while
+                          it is still writing its output) */
+  float *zero_row;     /* stands for the rows above the image */
+  band_progress *done; /* one per band */
+  atomic_int abort;
+  gfx_progress *progress;
+  float weight[GFX_MAX_TAPS];
+  float level[256];      /* gfx_level_value of each index */
+  uint8_t out_u8[256];   /* gfx_sample_set of each level, per depth */
+  uint16_t out_u16[256];
+} job;
+
+typedef struct {
+  const float *src[BAND_ROWS][GFX_MAX_TAPS]; /* per row and tap: error row shifted by -dx */
+  float *err[BAND_ROWS];    /* the row: input values, replaced by errors as it goes */
+  uint8_t *q[BAND_ROWS];    /* the row's level indices */
+  size_t first[BAND_ROWS];  /* sample index of the row's column 0 in the images */
+  int rows;
+  band_progress *above;     /* the previous band of the channel, NULL for the first */
+  band_progress *mine;
+} band;
+
+/* Waits until `above` has finished `need` columns; returns what it has finished, or -1
+ * when the run is being abandoned (cancel, or another worker stopped). */
+int gfx_halftone_wait (job *j, band_progress *above, int need);
+
+/* Computes one band: input into its rows, the skewed steps, level indices out into the
+ * output image.  Returns false when the run is abandoned. */
+bool gfx_halftone_band (job *j, const band *b);
+
+#endif
