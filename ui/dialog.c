@@ -18,6 +18,8 @@ struct preview_render {
   GThread *thread;
 };
 
+#define PREVIEW_SIZE 300 /* pixels, at most the drawable's size */
+
 static void render_start (gfx_dialog *dlg);
 static gboolean render_done (gpointer data);
 
@@ -244,11 +246,54 @@ process_from_dialog (gfx_dialog *dlg, gfx_error *err)
   return status;
 }
 
+/* GIMP's preview (200 px, re-applied on every style change) is small for judging a dither
+ * pattern at 1:1: enlarge it up to the drawable's size, after GIMP's own handler. */
+static void
+on_preview_style (GtkWidget *preview, GtkStyle *previous, gfx_dialog *dlg)
+{
+  (void) previous;
+  gint w = MIN (gimp_drawable_width (dlg->drawable), PREVIEW_SIZE);
+  gint h = MIN (gimp_drawable_height (dlg->drawable), PREVIEW_SIZE);
+  gtk_widget_set_size_request (gimp_preview_get_area (GIMP_PREVIEW (preview)), w, h);
+}
+
 static gboolean
 auto_ok (gpointer data)
 {
   gtk_dialog_response (GTK_DIALOG (((gfx_dialog *) data)->window), GTK_RESPONSE_OK);
   return G_SOURCE_REMOVE;
+}
+
+static gboolean
+auto_cancel (gpointer data)
+{
+  gtk_dialog_response (GTK_DIALOG (((gfx_dialog *) data)->window), GTK_RESPONSE_CANCEL);
+  return G_SOURCE_REMOVE;
+}
+
+/* Test hooks so that dialog tests and screenshots run unattended:
+ * GPUFX_DIALOG_EXPAND=1 opens "Advanced"; GPUFX_DIALOG_AUTO_RESET=1 presses Reset at
+ * once; GPUFX_DIALOG_AUTO_OK=S / GPUFX_DIALOG_AUTO_CANCEL=S press OK / Cancel after S s. */
+static void
+schedule (gfx_dialog *dlg, const char *env, GSourceFunc press)
+{
+  const char *secs = g_getenv (env);
+  if (secs)
+    g_timeout_add ((guint) (atof (secs) * 1000), press, dlg);
+}
+
+static void
+install_test_hooks (gfx_dialog *dlg)
+{
+  if (g_getenv ("GPUFX_DIALOG_EXPAND") && dlg->expander)
+    gtk_expander_set_expanded (GTK_EXPANDER (dlg->expander), TRUE);
+  if (g_getenv ("GPUFX_DIALOG_AUTO_RESET"))
+    {
+      gfx_params_defaults (dlg->set, dlg->values);
+      gfx_dialog_sync (dlg);
+    }
+  schedule (dlg, "GPUFX_DIALOG_AUTO_CANCEL", auto_cancel);
+  schedule (dlg, "GPUFX_DIALOG_AUTO_OK", auto_ok);
 }
 
 static void
@@ -272,6 +317,7 @@ build_window (gfx_dialog *dlg)
   gtk_box_pack_start (GTK_BOX (main_vbox), dlg->controls, TRUE, TRUE, 0);
 
   dlg->preview = gimp_drawable_preview_new_from_drawable_id (dlg->drawable);
+  g_signal_connect_after (dlg->preview, "style-set", G_CALLBACK (on_preview_style), dlg);
   gtk_box_pack_start (GTK_BOX (dlg->controls), dlg->preview, TRUE, TRUE, 0);
   g_signal_connect (dlg->preview, "invalidated", G_CALLBACK (on_preview_invalidated), dlg);
 
@@ -354,12 +400,10 @@ gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 drawable, void *va
   gfx_dialog_show_status (&dlg);
   gtk_widget_show (dlg.window);
 
-  const char *auto_secs = g_getenv ("GPUFX_DIALOG_AUTO_OK");
-  guint auto_id = auto_secs ? g_timeout_add ((guint) (atof (auto_secs) * 1000), auto_ok, &dlg)
-                            : 0;
+  install_test_hooks (&dlg);
   GimpPDBStatusType status = dialog_loop (&dlg, err);
-  if (auto_id)
-    g_source_remove_by_user_data (&dlg);
+  while (g_source_remove_by_user_data (&dlg))
+    ;
   render_stop (&dlg);
   if (proc->hooks && proc->hooks->destroy)
     proc->hooks->destroy (&dlg, proc->hooks->user);

@@ -16,8 +16,10 @@
  * while the dialog stays open with its progress bar, and Cancel stops the work (the
  * drawable is left untouched).  Reset restores the declared defaults.
  *
- * Test hook: GPUFX_DIALOG_AUTO_OK=SECONDS presses OK after that many seconds (after the
- * first preview render), so screenshot and dialog tests finish by themselves. */
+ * Test hooks, so screenshot and dialog tests finish by themselves:
+ * GPUFX_DIALOG_AUTO_OK=SECONDS presses OK after that many seconds,
+ * GPUFX_DIALOG_AUTO_CANCEL=SECONDS presses Cancel, GPUFX_DIALOG_AUTO_RESET=1 presses
+ * Reset when the dialog opens, GPUFX_DIALOG_EXPAND=1 opens the "Advanced" expander. */
 #ifndef GFX_UI_DIALOG_H
 #define GFX_UI_DIALOG_H
 

@@ -20,6 +20,7 @@ struct gfx_dialog {
   GtkWidget *controls;    /* everything that goes insensitive while busy */
   GtkWidget *progress;    /* GtkProgressBar, shown while busy */
   GtkWidget *extra;       /* hooks->build box */
+  GtkWidget *expander;    /* "Advanced", or NULL */
   GtkWidget **widgets;    /* per parameter: combo, spin, toggle, entry or NULL */
   GtkObject **scales;     /* per parameter: scale-entry adjustment or NULL */
   gboolean syncing;       /* widgets are being set from values: ignore their signals */

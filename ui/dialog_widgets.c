@@ -72,14 +72,24 @@ on_browse (GtkWidget *button, GtkWidget *entry)
   gtk_widget_destroy (chooser);
 }
 
-/* Spin buttons show the table's auto_label ("auto") for the value `min`. */
+/* The tables spell auto_label "auto" (the CLI's word too): marked here for the catalogues. */
+static const char *const auto_msgid = N_("auto");
+
+static const char *
+auto_text (const gfx_param_desc *d)
+{
+  return g_strcmp0 (d->auto_label, auto_msgid) == 0 ? _(auto_msgid) : gfx_ui_tr (d->auto_label);
+}
+
+/* Spin buttons show the table's auto_label for the value `min`, and accept it typed in
+ * (translated or in English). */
 static gboolean
 on_spin_output (GtkSpinButton *spin, const gfx_param_desc *d)
 {
   GtkAdjustment *adj = gtk_spin_button_get_adjustment (spin);
   if (gtk_adjustment_get_value (adj) != d->min)
     return FALSE;
-  gtk_entry_set_text (GTK_ENTRY (spin), gfx_ui_tr (d->auto_label));
+  gtk_entry_set_text (GTK_ENTRY (spin), auto_text (d));
   return TRUE;
 }
 
@@ -87,7 +97,7 @@ static gint
 on_spin_input (GtkSpinButton *spin, gdouble *value, const gfx_param_desc *d)
 {
   const char *text = gtk_entry_get_text (GTK_ENTRY (spin));
-  if (g_ascii_strcasecmp (text, gfx_ui_tr (d->auto_label)) && g_ascii_strcasecmp (text, d->auto_label))
+  if (g_strcmp0 (text, auto_text (d)) && g_ascii_strcasecmp (text, d->auto_label))
     return FALSE;
   *value = d->min;
   return TRUE;
@@ -258,6 +268,7 @@ gfx_dialog_build_params (gfx_dialog *dlg)
   if (n_adv > 0)
     {
       GtkWidget *expander = gtk_expander_new_with_mnemonic (_("_Advanced"));
+      dlg->expander = expander;
       GtkWidget *align = gtk_alignment_new (0, 0, 1, 1);
       gtk_alignment_set_padding (GTK_ALIGNMENT (align), 4, 0, 12, 0);
       gtk_container_add (GTK_CONTAINER (align), advanced);
