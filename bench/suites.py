@@ -117,6 +117,13 @@ def _peer_whole(ctx, table, group, impl, cmd, pass_cmd, mpix, outfile, env=None)
     return r
 
 
+def copy_floor(ctx, group, a, mpix):
+    """The memory floor of one pass over the image: numpy copies it (read + write)."""
+    dst = np.empty_like(a)
+    r = row(group, "floor: memory copy of the image", "base", mpix=mpix)
+    return measure(r, lambda: dict(time=time_call(lambda: np.copyto(dst, a), ctx.repeat_in)[0]))
+
+
 def new_table(title, in_note, whole_note):
     return {"title": title, "in": [], "whole": [], "in_note": in_note, "whole_note": whole_note}
 
@@ -158,6 +165,7 @@ def halftone(ctx):
             measure(pr, lambda: dict(time=time_call(lambda: peers.pillow_fs(img),
                                                     ctx.repeat_in)[0]))
         t["in"].append(pr)
+        t["in"].append(copy_floor(ctx, g, a, mpix))
         if pil_na:
             t["whole"].append(row(g, "Pillow convert('1')", "peer", mpix=mpix, na=pil_na))
         else:
@@ -198,6 +206,7 @@ def enhance(ctx):
         gegl_pass = time_cmd(peers.gegl_pass_cmd(src, out), ctx.repeat_whole, outfile=out)[0]
     except NA:
         pass
+    t["in"].append(copy_floor(ctx, "%s n=3" % size_name(h, w), a, mpix))
     for n in (3, 31):
         g = "%s n=%d" % (size_name(h, w), n)
         ctx.log("enhance %s" % g)
@@ -280,6 +289,7 @@ def iir(ctx):
         ctx.log("iir %s" % g)
         out = ctx.out("iir.tiff")
         ref = {}
+        t["in"].append(copy_floor(ctx, g, x, mpix))
         for impl, fn in (("lfilter 1 quadrant", peers.lfilter_quadrant),
                          ("lfilter 4 quadrants", peers.lfilter_four)):
             r = row(g, "scipy.signal " + impl, "peer", mpix=mpix, na=scipy_na)
