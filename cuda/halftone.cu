@@ -1,0 +1,347 @@
+/* gfx_cuda_halftone: the host side of the GPU error diffusion (see halftone_kernel.cuh).
+ * A small cached context keeps the stream, events, device buffers and pinned staging
+ * buffers between calls; calls are serialised by its mutex. */
+#include "cuda_halftone.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "../common/halftone_kernels.h"
+#include "cuda_check.h"
+#include "halftone_bench.h"
+#include "halftone_kernel.cuh"
+
+using namespace gfxht;
+
+namespace
+{
+
+constexpr size_t STAGE_BYTES = (size_t) 8 << 20; /* one pinned staging band */
+constexpr int AUTO_BLOCK = 128;                  /* rows per strip: one warp per SM scheduler */
+constexpr int AUTO_MARGIN = 0;
+
+struct Context
+{
+  bool ready;
+  cudaStream_t stream;
+  cudaEvent_t k0, k1, stage[2];
+  void *d_in, *d_out;
+  size_t in_bytes, out_bytes;
+  unsigned long long *d_bnd;
+  size_t bnd_words;
+  unsigned *d_ticket;
+  void *pin[2];
+  unsigned epoch;
+};
+
+std::mutex ctx_mutex;
+Context ctx;
+
+gfx_status
+ctx_init (gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  if (ctx.ready)
+    return GFX_OK;
+  CUDA_TRY (cudaSetDevice (0));
+  CUDA_TRY (cudaStreamCreateWithFlags (&ctx.stream, cudaStreamNonBlocking));
+  CUDA_TRY (cudaEventCreate (&ctx.k0));
+  CUDA_TRY (cudaEventCreate (&ctx.k1));
+  for (int i = 0; i < 2; i++)
+    {
+      CUDA_TRY (cudaEventCreateWithFlags (&ctx.stage[i], cudaEventDisableTiming));
+      CUDA_TRY (cudaMallocHost (&ctx.pin[i], STAGE_BYTES));
+    }
+  CUDA_TRY (cudaMalloc (&ctx.d_ticket, sizeof (unsigned)));
+  ctx.ready = true;
+  return GFX_OK;
+fail:
+  return status; /* what was created stays for the next try; nothing leaks per call */
+}
+
+/* Grows a device buffer; old contents are dropped. */
+gfx_status
+grow (void **buf, size_t *have, size_t need, gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  if (*have >= need)
+    return GFX_OK;
+  if (*buf)
+    CUDA_TRY (cudaFree (*buf));
+  *buf = nullptr;
+  *have = 0;
+  CUDA_TRY (cudaMalloc (buf, need));
+  *have = need;
+  return GFX_OK;
+fail:
+  return status;
+}
+
+/* Host -> device through two pinned bands: the host copy of one band overlaps the DMA of
+ * the other. */
+gfx_status
+upload (void *dst, const void *src, size_t bytes, gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  int k = 0;
+  for (size_t off = 0; off < bytes; off += STAGE_BYTES, k ^= 1)
+    {
+      size_t n = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+      CUDA_TRY (cudaEventSynchronize (ctx.stage[k]));
+      memcpy (ctx.pin[k], (const char *) src + off, n);
+      CUDA_TRY (cudaMemcpyAsync ((char *) dst + off, ctx.pin[k], n, cudaMemcpyHostToDevice,
+                                 ctx.stream));
+      CUDA_TRY (cudaEventRecord (ctx.stage[k], ctx.stream));
+    }
+  return GFX_OK;
+fail:
+  return status;
+}
+
+/* Device -> host, the same way round: the DMA of band i+1 overlaps the host copy of i. */
+gfx_status
+download (void *dst, const void *src, size_t bytes, gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  size_t prev_off = 0, prev_n = 0;
+  int k = 0;
+  for (size_t off = 0; off < bytes; off += STAGE_BYTES, k ^= 1)
+    {
+      size_t n = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+      CUDA_TRY (cudaMemcpyAsync (ctx.pin[k], (const char *) src + off, n,
+                                 cudaMemcpyDeviceToHost, ctx.stream));
+      CUDA_TRY (cudaEventRecord (ctx.stage[k], ctx.stream));
+      if (prev_n)
+        {
+          CUDA_TRY (cudaEventSynchronize (ctx.stage[k ^ 1]));
+          memcpy ((char *) dst + prev_off, ctx.pin[k ^ 1], prev_n);
+        }
+      prev_off = off;
+      prev_n = n;
+    }
+  if (prev_n)
+    {
+      CUDA_TRY (cudaEventSynchronize (ctx.stage[k ^ 1]));
+      memcpy ((char *) dst + prev_off, ctx.pin[k ^ 1], prev_n);
+    }
+  return GFX_OK;
+fail:
+  return status;
+}
+
+/* The compile-time tap geometry of the kernels must be gfx_kernels' own. */
+bool
+geometry_matches (int k)
+{
+  const gfx_kernel *g = &gfx_kernels[k];
+  Geo d = geo (k);
+  if (d.n != g->n_taps || d.rows != g->rows || d.reach != g->reach || d.rows > 3
+      || g->taps[0].dx != 1 || g->taps[0].dy != 0)
+    return false;
+  for (int t = 0; t < g->n_taps; t++)
+    if (d.dx[t] != g->taps[t].dx || d.dy[t] != g->taps[t].dy || g->taps[t].dy < 0
+        || (g->taps[t].dy == 0 && g->taps[t].dx != 1 && g->taps[t].dx != 2))
+      return false;
+  return true;
+}
+
+/* Smallest float v with gfx_quantize_index (v, 2) == 1: the index is monotone in v, so
+ * "v >= th" is the same test (NaN gives 0 either way). */
+float
+level2_threshold (void)
+{
+  unsigned lo = 0, hi = 0x3f800000u; /* index(0) = 0, index(1) = 1 */
+  while (hi - lo > 1)
+    {
+      unsigned mid = lo + (hi - lo) / 2;
+      float v;
+      memcpy (&v, &mid, sizeof v);
+      if (gfx_quantize_index (v, 2) == 1)
+        hi = mid;
+      else
+        lo = mid;
+    }
+  float th;
+  memcpy (&th, &hi, sizeof th);
+  return th;
+}
+
+kernel_fn
+pick (int kernel, bool l2, int depth, bool big)
+{
+  switch (kernel)
+    {
+    case GFX_KERNEL_FS: return pick_fs (l2, depth, big);
+    case GFX_KERNEL_JJN: return pick_jjn (l2, depth, big);
+    case GFX_KERNEL_STUCKI: return pick_stucki (l2, depth, big);
+    case GFX_KERNEL_BURKES: return pick_burkes (l2, depth, big);
+    case GFX_KERNEL_SIERRA: return pick_sierra (l2, depth, big);
+    case GFX_KERNEL_SIERRA2: return pick_sierra2 (l2, depth, big);
+    case GFX_KERNEL_SIERRA_LITE: return pick_sierra_lite (l2, depth, big);
+    default: return pick_atkinson (l2, depth, big);
+    }
+}
+
+/* The stored sample of a level, exactly as gfx_sample_set writes it. */
+unsigned
+level_sample (float v, int depth)
+{
+  gfx_image one;
+  unsigned char bytes[4] = { 0, 0, 0, 0 };
+  memset (&one, 0, sizeof one);
+  one.width = one.height = one.channels = 1;
+  one.depth = (gfx_depth) depth;
+  one.pixels = bytes;
+  gfx_sample_set (&one, 0, v);
+  if (depth == GFX_U8)
+    return bytes[0];
+  if (depth == GFX_U16)
+    {
+      uint16_t s;
+      memcpy (&s, bytes, 2);
+      return s;
+    }
+  unsigned u;
+  memcpy (&u, bytes, 4);
+  return u;
+}
+
+gfx_status
+check_args (const gfx_image *in, const gfx_image *out, int kernel, int levels, int block_size,
+            int margin, gfx_error *err)
+{
+  if (!in || !out || !in->pixels || !out->pixels || in->width < 1 || in->height < 1
+      || in->channels < 1 || in->channels > 4 || out->width != in->width
+      || out->height != in->height || out->channels != in->channels
+      || out->depth != in->depth || out->has_alpha != in->has_alpha
+      || (in->depth != GFX_U8 && in->depth != GFX_U16 && in->depth != GFX_F32))
+    return gfx_fail (err, GFX_ERR_INPUT, "gpu halftone: input and output images must be "
+                     "allocated with the same layout");
+  if (kernel < 0 || kernel >= GFX_KERNEL_COUNT)
+    return gfx_fail (err, GFX_ERR_PARAM, "kernel = %d is not allowed: 0 to %d", kernel,
+                     GFX_KERNEL_COUNT - 1);
+  if (levels < 2 || levels > 256)
+    return gfx_fail (err, GFX_ERR_PARAM, "levels = %d is not allowed: 2 to 256", levels);
+  if (block_size < 0 || block_size > 1024 || block_size % 32)
+    return gfx_fail (err, GFX_ERR_PARAM, "block-size = %d is not allowed: 0 (auto) or a "
+                     "multiple of 32 from 32 to 1024", block_size);
+  if (margin < -1)
+    return gfx_fail (err, GFX_ERR_PARAM, "margin = %d is not allowed: -1 (auto) or 0 and up",
+                     margin);
+  if (!geometry_matches (kernel))
+    return gfx_fail (err, GFX_ERR_INTERNAL, "gpu halftone: kernel %d's taps differ from the "
+                     "table the GPU code was built for", kernel);
+  return GFX_OK;
+}
+
+void
+fill_params (Params &p, const gfx_image *in, int kernel, int levels, int bs, int margin)
+{
+  const gfx_kernel *g = &gfx_kernels[kernel];
+  memset (&p, 0, sizeof p);
+  p.width = in->width;
+  p.height = in->height;
+  p.stride = in->channels;
+  p.nch = gfx_image_color_channels (in);
+  p.nstrips = (in->height + bs - 1) / bs;
+  p.levels = levels;
+  p.margin = margin;
+  p.th = level2_threshold ();
+  for (int t = 0; t < g->n_taps; t++)
+    p.w[t] = gfx_tap_weight (g->taps[t].weight, g->divisor);
+  for (int q = 0; q < levels; q++)
+    {
+      p.lvl[q] = gfx_level_value (q, levels);
+      p.outv[q] = level_sample (p.lvl[q], in->depth);
+    }
+}
+
+/* Runs the kernel on the device buffers (already filled); records k0/k1 around it. */
+gfx_status
+launch (Params &p, int kernel, int depth, int bs, gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  kernel_fn fn = pick (kernel, p.levels == 2, depth, bs > 256);
+  size_t smem = smem_bytes (bs / 32);
+  size_t words = (size_t) p.nch * p.nstrips * 2 * p.width;
+  if (ctx.bnd_words < words)
+    {
+      void *b = ctx.d_bnd;
+      size_t have = ctx.bnd_words * 8;
+      status = grow (&b, &have, words * 8, err);
+      ctx.d_bnd = (unsigned long long *) b;
+      ctx.bnd_words = have / 8;
+      if (status != GFX_OK)
+        return status;
+      CUDA_TRY (cudaMemsetAsync (ctx.d_bnd, 0, words * 8, ctx.stream)); /* epoch 0: never valid */
+    }
+  if (++ctx.epoch == 0) /* after 2^32 calls: old words could look valid again */
+    {
+      ctx.epoch = 1;
+      CUDA_TRY (cudaMemsetAsync (ctx.d_bnd, 0, ctx.bnd_words * 8, ctx.stream));
+    }
+  p.bnd = ctx.d_bnd;
+  p.ticket = ctx.d_ticket;
+  p.epoch = ctx.epoch;
+  CUDA_TRY (cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  CUDA_TRY (cudaMemsetAsync (ctx.d_ticket, 0, sizeof (unsigned), ctx.stream));
+  CUDA_TRY (cudaEventRecord (ctx.k0, ctx.stream));
+  fn<<<p.nch * p.nstrips, bs, smem, ctx.stream>>> (p);
+  CUDA_TRY_LAUNCH ();
+  CUDA_TRY (cudaEventRecord (ctx.k1, ctx.stream));
+  return GFX_OK;
+fail:
+  return status;
+}
+
+} // namespace
+
+extern "C" gfx_status
+gfx_cuda_halftone (const gfx_image *in, gfx_image *out, int kernel, int levels, int block_size,
+                   int margin, gfx_cuda_timing *timing, gfx_error *err)
+{
+  auto t0 = std::chrono::steady_clock::now ();
+  gfx_status status = check_args (in, out, kernel, levels, block_size, margin, err);
+  if (status != GFX_OK)
+    return status;
+  if (gfx_cuda_fault_injected ("gfx_cuda_halftone"))
+    return gfx_fail (err, GFX_ERR_GPU, "gfx_cuda_halftone: out of memory (injected by "
+                     "GPUFX_CUDA_FAIL)");
+  status = gfx_cuda_device_name (nullptr, 0, err);
+  if (status != GFX_OK)
+    return status;
+
+  std::lock_guard<std::mutex> lock (ctx_mutex);
+  const int bs = block_size ? block_size : AUTO_BLOCK;
+  const size_t bytes = gfx_image_bytes (in);
+  float kms = 0.0f;
+  Params p;
+  fill_params (p, in, kernel, levels, bs, margin < 0 ? AUTO_MARGIN : margin);
+  if ((status = ctx_init (err)) != GFX_OK || (status = grow (&ctx.d_in, &ctx.in_bytes, bytes, err))
+      || (status = grow (&ctx.d_out, &ctx.out_bytes, bytes, err))
+      || (status = upload (ctx.d_in, in->pixels, bytes, err)))
+    return status;
+  p.in = ctx.d_in;
+  p.out = ctx.d_out;
+  if (in->has_alpha) /* alpha passes through: start from a copy of the input */
+    CUDA_TRY (cudaMemcpyAsync (ctx.d_out, ctx.d_in, bytes, cudaMemcpyDeviceToDevice, ctx.stream));
+  else if (getenv ("GPUFX_HALFTONE_POISON")) /* tests: an unwritten sample cannot pass */
+    CUDA_TRY (cudaMemsetAsync (ctx.d_out, 0xa5, bytes, ctx.stream));
+  if ((status = launch (p, kernel, in->depth, bs, err))
+      || (status = download (out->pixels, ctx.d_out, bytes, err)))
+    return status;
+  CUDA_TRY (cudaStreamSynchronize (ctx.stream));
+  CUDA_TRY (cudaEventElapsedTime (&kms, ctx.k0, ctx.k1));
+  if (timing)
+    {
+      timing->kernel_ms = kms;
+      timing->total_ms
+        = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0)
+            .count ();
+    }
+  return GFX_OK;
+fail:
+  return status;
+}
