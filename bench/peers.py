@@ -88,15 +88,6 @@ def gegl_fs_cmd(src, dst):
                             "alpha-levels=256", "dither-method=floyd-steinberg"])
 
 
-def gegl_pass_cmd(src, dst):
-    return _gegl(src, dst, [])
-
-
-def gegl_pass_tiff_cmd(src, dst):
-    """Float TIFF in, float TIFF out: the I/O of our CLI on the IIR benchmark."""
-    return ["gegl", src, "--", "gegl:tiff-save", "path=" + dst]
-
-
 def gegl_base_cmd(src, dst):
     """Baseline for halftoning: decode, threshold, encode a black-and-white 8-bit PNG."""
     return _gegl(src, dst, ["gegl:threshold", "value=0.5"])

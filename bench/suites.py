@@ -63,10 +63,19 @@ class Ctx:
         return self.work.file("out-" + name)
 
 
-def _ours_rows(ctx, table, group, filt, src, opts, whole_cmd, pass_s, mpix, outfile,
-               check=None):
+def _ours_rows(ctx, table, group, filt, src, opts, whole_cmd, mpix, outfile, check=None,
+               threshold=False):
     """Our in-process row(s) and whole-process row(s) for one input; check(outfile) -> a
-    string comparing our written output with a peer's, for the whole-process row."""
+    string comparing our written output with a peer's, for the whole-process row.  The
+    whole-process baseline is `gpufx bench --copy`: our own start-up, decode and encode
+    (with --threshold: a black-and-white picture, like a halftone's)."""
+    pass_s = None
+    try:
+        pass_s = time_cmd([ctx.gpufx, "bench", "--copy", src, outfile] +
+                          (["--threshold"] if threshold else []), ctx.repeat_whole,
+                          outfile=outfile)[0]
+    except NA:
+        pass
     # in-process: all cores, one core (how far the parallel path scales), the GPU
     for be, threads in (("cpu", None), ("cpu", 1), ("gpu", None)):
         label = "ours %s" % be
@@ -135,8 +144,8 @@ def halftone(ctx):
     t = new_table("Halftone: Floyd-Steinberg, 2 levels, gray 8-bit (camera, mirror-tiled)",
                   "compute only, image decoded beforehand",
                   "decode + halftone + PNG encode; baseline = the same tool thresholding "
-                  "instead (same decode, same black-and-white encode; ours: GEGL's, which "
-                  "our CLI uses); net = whole - baseline")
+                  "instead (same decode, same black-and-white encode; ours: `gpufx bench "
+                  "--copy --threshold`); net = whole - baseline")
     sides = [1024, 2048] if ctx.quick else [1024, 2048, 4096, 8192]
     conf, bw, menv = peers.magick_setup(ctx.work.path)
     magick_na = peers.missing_tool(peers.MAGICK)
@@ -152,13 +161,13 @@ def halftone(ctx):
         g, mpix = size_name(side, side), side * side / 1e6
         ctx.log("halftone %s" % g)
         out = ctx.out("halftone.png")
-        # GEGL's threshold run is also the I/O baseline of our CLI (both use GEGL's codecs)
         gp = row(g, "GEGL threshold", "base", mpix=mpix)
         if not gegl_na:
             measure(gp, lambda: dict(time=time_cmd(peers.gegl_base_cmd(src, out),
                                                    ctx.repeat_whole, outfile=out)[0]))
         _ours_rows(ctx, t, g, "halftone", src, ["--kernel", "fs"],
-                   [ctx.gpufx, "halftone", src, out, "--kernel", "fs"], gp["time"], mpix, out)
+                   [ctx.gpufx, "halftone", src, out, "--kernel", "fs"], mpix, out,
+                   threshold=True)
         pr = row(g, "Pillow convert('1')", "peer", mpix=mpix, na=pil_na)
         if not pil_na:
             img = Image.fromarray(a)
@@ -196,16 +205,11 @@ def enhance(ctx):
                   "3241x3685 (astronaut, mirror-tiled)",
                   "compute only; check = pixels equal to the numpy/scipy reference",
                   "decode + enhance + PNG encode; net = whole - baseline (decode + encode "
-                  "without the filter, in the same tool; ours: GEGL)")
+                  "without the filter, in the same tool; ours: `gpufx bench --copy`)")
     h, w = 3685, 3241
     src, a = ctx.work.gray_png("astronaut.png", h, w)
     mpix = h * w / 1e6
     out = ctx.out("enhance.png")
-    gegl_pass = None
-    try:
-        gegl_pass = time_cmd(peers.gegl_pass_cmd(src, out), ctx.repeat_whole, outfile=out)[0]
-    except NA:
-        pass
     t["in"].append(copy_floor(ctx, "%s n=3" % size_name(h, w), a, mpix))
     for n in (3, 31):
         g = "%s n=%d" % (size_name(h, w), n)
@@ -237,7 +241,7 @@ def enhance(ctx):
             got = np.asarray(Image.open(path).convert("L"))
             return "%.4f%% equal" % (100.0 * np.mean(got == ref))
         _ours_rows(ctx, t, g, "enhance", src, ["--window", str(n)],
-                   [ctx.gpufx, "enhance", src, out, "--window", str(n)], gegl_pass, mpix, out,
+                   [ctx.gpufx, "enhance", src, out, "--window", str(n)], mpix, out,
                    check)
     return [t]
 
@@ -276,7 +280,7 @@ def iir(ctx):
                   "compute only; 1 quadrant = one lfilter pass over rows then columns, "
                   "4 quadrants = the same job as ours (each direction, then the mean)",
                   "decode + filter + float TIFF encode; net = whole - baseline (decode + "
-                  "encode in the same tool; ours: GEGL's); check = "
+                  "encode in the same tool; ours: `gpufx bench --copy`); check = "
                   "max |ours - lfilter 4q| away from a 16-pixel border")
     filt = ctx.work.file("bench-separable.iir")
     with open(filt, "w") as f:
@@ -306,12 +310,6 @@ def iir(ctx):
         else:
             _peer_whole(ctx, t, g, "scipy.signal lfilter 4 quadrants",
                         _lfilter_cmd(src, out, "four"), _lfilter_cmd(src, out, "pass"), mpix, out)
-        gegl_pass = None
-        try:
-            gegl_pass = time_cmd(peers.gegl_pass_tiff_cmd(src, out), ctx.repeat_whole,
-                                 outfile=out)[0]
-        except NA:
-            pass
         four = ref.get("lfilter 4 quadrants")
 
         def check(path, four=four):
@@ -321,7 +319,7 @@ def iir(ctx):
             b = 16
             return "max diff %.2g" % np.max(np.abs(got[b:-b, b:-b] - four[b:-b, b:-b]))
         _ours_rows(ctx, t, g, "deblur", src, ["--filter", filt],
-                   [ctx.gpufx, "deblur", src, out, "--filter", filt], gegl_pass, mpix, out, check)
+                   [ctx.gpufx, "deblur", src, out, "--filter", filt], mpix, out, check)
     return [t]
 
 
@@ -349,7 +347,8 @@ def deblur(ctx):
                   "own `identify --auto` found; check = PSNR against the sharp photo, "
                   "16-pixel border left out",
                   "decode + deblur + PNG encode (ours: identify --auto, then deblur); net = "
-                  "whole - baseline (same interpreter, imports, decode and encode; ours: GEGL)")
+                  "whole - baseline (same interpreter, imports, decode and encode; ours: "
+                  "`gpufx bench --copy`)")
     g, mpix = size_name(side, side), side * side / 1e6
     ctx.log("deblur %s" % g)
     sharp = images_gray(ctx, side)
@@ -388,13 +387,8 @@ def deblur(ctx):
             t["whole"].append(row(g, "ours %s" % be, "ours", be, mpix=mpix,
                                   na="no filter: " + ident["na"]))
         return [t]
-    gegl_pass = None
-    try:
-        gegl_pass = time_cmd(peers.gegl_pass_cmd(src, out), ctx.repeat_whole, outfile=out)[0]
-    except NA:
-        pass
     _ours_rows(ctx, t, g, "deblur", src, ["--filter", filt],
-               [ctx.gpufx, "deblur", src, out, "--filter", filt], gegl_pass, mpix, out,
+               [ctx.gpufx, "deblur", src, out, "--filter", filt], mpix, out,
                lambda path: _psnr(path, sharp))
     for r in t["whole"]:
         if r["kind"] == "ours" and r is not ident and r["time"] is not None:

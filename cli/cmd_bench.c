@@ -338,6 +338,25 @@ done:
   return rc;
 }
 
+/* The I/O baseline of our whole-process figures: the same process start, GEGL decode and
+ * encode as `gpufx FILTER IN OUT`, no filter; --threshold writes black and white (the
+ * kind of picture a halftone writes, whose PNG encoding costs differ from a photo's). */
+static int
+bench_copy (const char *in_path, const char *out_path, int threshold)
+{
+  gfx_image img = { 0 };
+  gfx_error err = { 0 };
+  char note[GFX_MSG_LEN];
+  gfx_status st = cli_load (in_path, &img, note, sizeof note, &err);
+  size_t n = gfx_image_samples (&img);
+  for (size_t i = 0; st == GFX_OK && threshold && i < n; i++)
+    gfx_sample_set (&img, i, gfx_sample_get (&img, i) >= 0.5f ? 1.0f : 0.0f);
+  if (st == GFX_OK)
+    st = cli_save (out_path, &img, &err);
+  gfx_image_free (&img);
+  return st == GFX_OK ? CLI_OK : cli_fail ("bench", cli_exit_code (st), "%s", err.msg);
+}
+
 static void
 usage (FILE *to)
 {
@@ -345,6 +364,7 @@ usage (FILE *to)
            "usage: gpufx bench [--quick] [--repeat N]\n"
            "       gpufx bench FILTER --input FILE [--repeat N] [--tsv] [FILTER OPTIONS]\n"
            "       gpufx bench --gpu-name\n"
+           "       gpufx bench --copy IN OUT [--threshold]   (I/O baseline: decode, encode)\n"
            "Times our CPU and GPU paths in the process (compute only: no decoding, encoding\n"
            "or process start), median of N runs after a warm-up (default 5, --quick 3).\n"
            "Without FILTER: synthetic images, every filter (--quick: the small sizes).\n"
@@ -359,6 +379,8 @@ bench_main (int argc, char **argv)
   bench_opts o = { 0, 0 };
   int quick = 0, i = 1;
   const char *filter = NULL, *input = NULL;
+  if (argc >= 4 && strcmp (argv[1], "--copy") == 0)
+    return bench_copy (argv[2], argv[3], argc > 4 && strcmp (argv[4], "--threshold") == 0);
   if (argc > 1 && strncmp (argv[1], "-", 1) != 0)
     filter = argv[i++];
   for (; i < argc; i++)
