@@ -1,27 +1,8 @@
-/* The shared dialog: life cycle, live preview on a worker thread, OK with progress and
- * Cancel, Reset, the backend/time line.  Widgets per parameter: dialog_widgets.c. */
+/* The shared dialog: life cycle, OK with progress and Cancel, Reset, the backend/time
+ * line.  Widgets per parameter: dialog_widgets.c; the live preview: dialog_preview.c. */
 #include "dialog_private.h"
 
 #include <stdlib.h>
-
-/* A preview render: the preview's area read on the main thread, filtered on a worker
- * thread, drawn back on the main thread if nothing changed meanwhile. */
-struct preview_render {
-  gfx_dialog *dlg;
-  gfx_image in, out;
-  void *values;
-  gfx_filter_run run;
-  gfx_progress progress;
-  gfx_error err;
-  gfx_status status;
-  gint64 micros;
-  GThread *thread;
-};
-
-#define PREVIEW_SIZE 300 /* pixels, at most the drawable's size */
-
-static void render_start (gfx_dialog *dlg);
-static gboolean render_done (gpointer data);
 
 void
 gfx_dialog_show_status (gfx_dialog *dlg)
@@ -37,144 +18,12 @@ gfx_dialog_set_message (gfx_dialog *dlg, const char *text)
   gfx_dialog_show_status (dlg);
 }
 
-static void
-describe_backend (gfx_dialog *dlg, char *buf, size_t len)
+void
+gfx_dialog_describe_backend (gfx_dialog *dlg, char *buf, size_t len)
 {
   const gfx_param_desc *b = gfx_params_find (dlg->set, "backend");
   gfx_ui_backend_describe (b ? (int) gfx_param_get (b, dlg->values) : GFX_BACKEND_AUTO, buf,
                            len);
-}
-
-static gpointer
-render_thread (gpointer data)
-{
-  preview_render *r = data;
-  r->progress.owner = pthread_self ();
-  r->run.progress = &r->progress;
-  gint64 t0 = g_get_monotonic_time ();
-  r->status = r->dlg->proc->filter->apply (&r->in, &r->out, r->values, &r->run, &r->err);
-  r->micros = g_get_monotonic_time () - t0;
-  g_idle_add (render_done, r);
-  return NULL;
-}
-
-static void
-render_release (preview_render *r)
-{
-  gfx_image_free (&r->in);
-  gfx_image_free (&r->out);
-  g_free (r->values);
-  g_free (r);
-}
-
-/* Draws r->out, converted to the 8-bit layout GimpDrawablePreview expects. */
-static void
-render_draw (gfx_dialog *dlg, preview_render *r)
-{
-  const Babl *src = gfx_ui_drawable_format (dlg->drawable, NULL, NULL, NULL, NULL);
-  const gfx_image *o = &r->out;
-  const char *layout = o->channels == 1 ? "Y' u8" : o->channels == 2 ? "Y'A u8"
-                       : o->channels == 3 ? "R'G'B' u8" : "R'G'B'A u8";
-  const Babl *dst = babl_format_with_space (layout, src);
-  guchar *buf = g_malloc ((gsize) o->width * o->height * o->channels);
-  babl_process (babl_fish (src, dst), o->pixels, buf, (long) o->width * o->height);
-  gimp_preview_draw_buffer (GIMP_PREVIEW (dlg->preview), buf, o->width * o->channels);
-  g_free (buf);
-}
-
-static gboolean
-render_done (gpointer data)
-{
-  preview_render *r = data;
-  gfx_dialog *dlg = r->dlg;
-  dlg->render = NULL;
-  g_thread_join (r->thread);
-  char backend[256];
-  if (r->status == GFX_OK && !dlg->render_again
-      && gimp_preview_get_update (GIMP_PREVIEW (dlg->preview)))
-    {
-      render_draw (dlg, r);
-      if (r->run.info.used == GFX_BACKEND_GPU)
-        gfx_ui_backend_describe (GFX_BACKEND_GPU, backend, sizeof backend);
-      else
-        gfx_ui_backend_describe (GFX_BACKEND_CPU, backend, sizeof backend);
-      g_snprintf (dlg->last_render, sizeof dlg->last_render, _("%s · preview %.0f ms"),
-                  backend, r->micros / 1000.0);
-      gfx_dialog_set_message (dlg, NULL);
-    }
-  else if (r->status != GFX_OK && r->status != GFX_ERR_CANCELLED)
-    {
-      gchar *text = g_strdup_printf (_("Preview failed: %s"), r->err.msg);
-      gfx_dialog_set_message (dlg, text);
-      g_free (text);
-    }
-  render_release (r);
-  if (dlg->render_again)
-    render_start (dlg);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-render_start (gfx_dialog *dlg)
-{
-  dlg->render_again = FALSE;
-  if (dlg->busy || !gimp_preview_get_update (GIMP_PREVIEW (dlg->preview)))
-    return;
-  gfx_error err;
-  if (gfx_params_validate (dlg->set, dlg->values, &err) != GFX_OK)
-    {
-      gfx_dialog_set_message (dlg, err.msg);
-      return;
-    }
-  preview_render *r = g_new0 (preview_render, 1);
-  r->dlg = dlg;
-  gfx_ui_rect rect;
-  gimp_preview_get_position (GIMP_PREVIEW (dlg->preview), &rect.x, &rect.y);
-  gimp_preview_get_size (GIMP_PREVIEW (dlg->preview), &rect.width, &rect.height);
-  if (gfx_ui_drawable_read (dlg->drawable, &rect, &r->in, &r->err) != GFX_OK)
-    {
-      gfx_dialog_set_message (dlg, r->err.msg);
-      g_free (r);
-      return;
-    }
-  r->values = g_memdup2 (dlg->values, dlg->set->size);
-  gfx_progress_init (&r->progress, NULL, NULL);
-  dlg->render = r;
-  r->thread = g_thread_new ("gpufx-preview", render_thread, r);
-}
-
-/* Stops an in-flight render and waits for it (before OK, or when the dialog closes). */
-static void
-render_stop (gfx_dialog *dlg)
-{
-  preview_render *r = dlg->render;
-  if (!r)
-    return;
-  gfx_progress_cancel (&r->progress);
-  dlg->render = NULL;
-  g_thread_join (r->thread);
-  g_idle_remove_by_data (r);
-  render_release (r);
-}
-
-void
-gfx_dialog_invalidate (gfx_dialog *dlg)
-{
-  gimp_preview_invalidate (GIMP_PREVIEW (dlg->preview));
-}
-
-static void
-on_preview_invalidated (GimpPreview *preview, gfx_dialog *dlg)
-{
-  (void) preview;
-  if (dlg->render)
-    {
-      /* Cancel the stale render; its completion starts the new one. */
-      gfx_progress_cancel (&dlg->render->progress);
-      dlg->render_again = TRUE;
-      return;
-    }
-  render_start (dlg);
 }
 
 void
@@ -184,7 +33,7 @@ gfx_dialog_param_changed (gfx_dialog *dlg)
   if (dlg->proc->hooks && dlg->proc->hooks->changed)
     dlg->proc->hooks->changed (dlg, dlg->proc->hooks->user);
   char backend[256];
-  describe_backend (dlg, backend, sizeof backend);
+  gfx_dialog_describe_backend (dlg, backend, sizeof backend);
   g_strlcpy (dlg->last_render, backend, sizeof dlg->last_render);
   gfx_dialog_invalidate (dlg);
 }
@@ -211,7 +60,7 @@ job_poll (void *ctx, double fraction)
 gfx_status
 gfx_dialog_run_job (gfx_dialog *dlg, gfx_ui_job_fn fn, void *job, gfx_error *err)
 {
-  render_stop (dlg);
+  gfx_dialog_render_stop (dlg);
   gfx_ui_monitor mon = { .poll = job_poll, .ctx = dlg };
   dlg->job = &mon;
   set_busy (dlg, TRUE);
@@ -234,7 +83,7 @@ on_response (GtkDialog *window, gint response, gfx_dialog *dlg)
 static GimpPDBStatusType
 process_from_dialog (gfx_dialog *dlg, gfx_error *err)
 {
-  render_stop (dlg);
+  gfx_dialog_render_stop (dlg);
   gfx_ui_monitor mon = { .poll = job_poll, .ctx = dlg,
                          .progress_text = _(dlg->proc->filter->title) };
   dlg->job = &mon;
@@ -244,17 +93,6 @@ process_from_dialog (gfx_dialog *dlg, gfx_error *err)
   set_busy (dlg, FALSE);
   dlg->job = NULL;
   return status;
-}
-
-/* GIMP's preview (200 px, re-applied on every style change) is small for judging a dither
- * pattern at 1:1: enlarge it up to the drawable's size, after GIMP's own handler. */
-static void
-on_preview_style (GtkWidget *preview, GtkStyle *previous, gfx_dialog *dlg)
-{
-  (void) previous;
-  gint w = MIN (gimp_drawable_width (dlg->drawable), PREVIEW_SIZE);
-  gint h = MIN (gimp_drawable_height (dlg->drawable), PREVIEW_SIZE);
-  gtk_widget_set_size_request (gimp_preview_get_area (GIMP_PREVIEW (preview)), w, h);
 }
 
 static gboolean
@@ -316,10 +154,7 @@ build_window (gfx_dialog *dlg)
   dlg->controls = gtk_vbox_new (FALSE, 8);
   gtk_box_pack_start (GTK_BOX (main_vbox), dlg->controls, TRUE, TRUE, 0);
 
-  dlg->preview = gimp_drawable_preview_new_from_drawable_id (dlg->drawable);
-  g_signal_connect_after (dlg->preview, "style-set", G_CALLBACK (on_preview_style), dlg);
-  gtk_box_pack_start (GTK_BOX (dlg->controls), dlg->preview, TRUE, TRUE, 0);
-  g_signal_connect (dlg->preview, "invalidated", G_CALLBACK (on_preview_invalidated), dlg);
+  gtk_box_pack_start (GTK_BOX (dlg->controls), gfx_dialog_preview_new (dlg), TRUE, TRUE, 0);
 
   dlg->status = gtk_label_new (NULL);
   gtk_misc_set_alignment (GTK_MISC (dlg->status), 0.0, 0.5);
@@ -348,7 +183,7 @@ static void
 init_backend (gfx_dialog *dlg)
 {
   dlg->gpu_usable = gfx_backend_gpu_usable (dlg->gpu_why, sizeof dlg->gpu_why);
-  describe_backend (dlg, dlg->last_render, sizeof dlg->last_render);
+  gfx_dialog_describe_backend (dlg, dlg->last_render, sizeof dlg->last_render);
 }
 
 /* Runs the dialog until OK succeeds, Cancel or close; Reset and refused OKs loop. */
@@ -404,7 +239,7 @@ gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 drawable, void *va
   GimpPDBStatusType status = dialog_loop (&dlg, err);
   while (g_source_remove_by_user_data (&dlg))
     ;
-  render_stop (&dlg);
+  gfx_dialog_render_stop (&dlg);
   if (proc->hooks && proc->hooks->destroy)
     proc->hooks->destroy (&dlg, proc->hooks->user);
   gtk_widget_destroy (dlg.window);

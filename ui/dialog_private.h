@@ -42,5 +42,12 @@ void gfx_dialog_param_changed (gfx_dialog *dlg);
 
 /* dialog.c */
 void gfx_dialog_show_status (gfx_dialog *dlg);
+/* The backend the current values would use, for the status line. */
+void gfx_dialog_describe_backend (gfx_dialog *dlg, char *buf, size_t len);
+
+/* dialog_preview.c */
+GtkWidget *gfx_dialog_preview_new (gfx_dialog *dlg); /* sets dlg->preview */
+/* Cancels an in-flight render and waits for it (before OK, a job, or closing). */
+void gfx_dialog_render_stop (gfx_dialog *dlg);
 
 #endif

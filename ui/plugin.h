@@ -12,7 +12,16 @@
  *      layer and gimp_set_data.
  *   2. Building blocks for a procedure with its own run() (e.g. plug-in-gpufx-iir-identify,
  *      which returns extra values): gfx_ui_run_begin, gfx_ui_read_args, gfx_ui_load_values /
- *      gfx_ui_save_values, gfx_ui_process, gfx_ui_return / gfx_ui_return_values.
+ *      gfx_ui_save_values, gfx_ui_process, gfx_ui_return / gfx_ui_return_values.  Sketch:
+ *        static const GimpParamDef ret[] = { { GIMP_PDB_FLOAT, "residual", "RMS residual" } };
+ *        query(): gfx_ui_install (&identify_proc, ret, 1);   // args still from the table
+ *        run():   gfx_ui_run_begin ();
+ *                 st = gfx_ui_read_args (set, nparams, param, &values, &err);  // batch
+ *                 ... gfx_ui_drawable_region/read, gfx_ui_run_job (my_fn, &job, &mon, &err)
+ *                 GimpParam r = { .type = GIMP_PDB_FLOAT, .data.d_float = residual };
+ *                 gfx_ui_return_values (&r, 1, nreturn_vals, return_vals);
+ *                 // on failure: gfx_ui_return (gfx_ui_pdb_status (st), err.msg, ...)
+ *      run() dispatches on `name` when one executable installs several procedures.
  *   3. Pieces: drawable I/O (gfx_ui_drawable_*), the worker-thread runner (gfx_ui_run_job).
  *
  * Messages in gfx_error are shown as the procedure's error (2nd return value, a STRING),
@@ -70,9 +79,9 @@ void gfx_ui_run (const gfx_ui_proc *proc, int nparams, const GimpParam *param,
 void gfx_ui_run_begin (void);
 
 /* Reads param[3..] (after run-mode, image, drawable) into values and validates them with
- * gfx_params_validate.  Returns GIMP_PDB_SUCCESS, GIMP_PDB_CALLING_ERROR (wrong count or
- * type, message says which) or GIMP_PDB_CALLING_ERROR for a value out of range (the
- * message names the parameter and its range). */
+ * gfx_params_validate.  Returns GIMP_PDB_SUCCESS, or GIMP_PDB_CALLING_ERROR with err
+ * saying what is wrong: the argument count or a type, or a value out of range (the
+ * message names the parameter and its allowed range). */
 GimpPDBStatusType gfx_ui_read_args (const gfx_param_set *set, int nparams,
                                     const GimpParam *param, void *values, gfx_error *err);
 
