@@ -47,20 +47,14 @@ gfx_halftone_wait (job *j, band_progress *above, int need)
   return have;
 }
 
-static size_t
-ring_index (const job *j, int g, int r)
-{
-  return (size_t) (g % j->ring_bands) * BAND_ROWS + (size_t) r;
-}
-
 static float *
-ring_row (const job *j, int g, int r)
+ring_block (const job *j, int g)
 {
-  return j->ring + ring_index (j, g, r) * j->stride + PAD;
+  return j->ring + (size_t) (g % j->ring_bands) * j->block + PAD * BAND_ROWS;
 }
 
-/* Points each row's taps at its source rows: the band's own rows, the previous band's
- * last two rows, or the zero row above the image. */
+/* Points each row's taps at their source rows: the band's own rows, the previous band's
+ * last two rows, or the zero block above the image. */
 static void
 band_setup (const job *j, int g, int worker, band *b)
 {
@@ -70,18 +64,17 @@ band_setup (const job *j, int g, int worker, band *b)
   b->rows = height - first_row < BAND_ROWS ? height - first_row : BAND_ROWS;
   b->above = first_row > 0 ? &j->done[g - 1] : NULL;
   b->mine = &j->done[g];
+  b->e = ring_block (j, g);
+  b->e_above = first_row > 0 ? ring_block (j, g - 1) : j->zero_block + PAD * BAND_ROWS;
+  b->q = j->q_rows + (size_t) worker * BAND_ROWS * (size_t) j->width;
   for (int r = 0; r < b->rows; r++)
     {
-      b->err[r] = ring_row (j, g, r);
-      b->q[r] = j->q_rows + ((size_t) worker * BAND_ROWS + r) * (size_t) j->width;
       b->first[r] = (size_t) (first_row + r) * j->width * j->in->channels + channel;
       for (int t = 0; t < j->k->n_taps; t++)
         {
-          int dy = j->k->taps[t].dy, from = r - dy;
-          const float *row = from >= 0 ? ring_row (j, g, from)
-                             : first_row + from >= 0 ? ring_row (j, g - 1, BAND_ROWS + from)
-                                                     : j->zero_row + PAD;
-          b->src[r][t] = row - j->k->taps[t].dx;
+          int from = r - j->k->taps[t].dy; /* the previous band is always full */
+          b->tap_block[r][t] = from >= 0 ? b->e : b->e_above;
+          b->tap_row[r][t] = from >= 0 ? from : BAND_ROWS + from;
         }
     }
 }
@@ -130,10 +123,6 @@ gfx_status
 gfx_halftone_cpu (const gfx_image *in, gfx_image *out, int kernel, int levels,
                   gfx_progress *progress, gfx_error *err)
 {
-  const gfx_kernel *k = &gfx_kernels[kernel];
-  if (k->taps[0].dx != 1 || k->taps[0].dy != 0) /* the inner loop keeps that tap's source */
-    return gfx_fail (err, GFX_ERR_INTERNAL, "halftone kernel %d: the first tap must be (1, 0)",
-                     kernel);
   job *j = calloc (1, sizeof *j);
   if (!j)
     return gfx_fail (err, GFX_ERR_NOMEM, "out of memory");
@@ -149,13 +138,13 @@ gfx_halftone_cpu (const gfx_image *in, gfx_image *out, int kernel, int levels,
   /* threads + 1 bands of rows: a band's slot was last used by the band threads + 1
    * earlier, read only by the next band, which is this worker's previous one (finished). */
   j->ring_bands = threads + 1;
-  j->stride = ((size_t) in->width + 2 * PAD + 15) & ~(size_t) 15;
-  j->ring = calloc ((size_t) j->ring_bands * BAND_ROWS * j->stride, sizeof (float));
+  j->block = ((size_t) in->width + 2 * PAD) * BAND_ROWS;
+  j->ring = calloc ((size_t) j->ring_bands * j->block, sizeof (float));
   j->q_rows = malloc ((size_t) threads * BAND_ROWS * (size_t) in->width);
-  j->zero_row = calloc (j->stride, sizeof (float));
+  j->zero_block = calloc (j->block, sizeof (float));
   j->done = aligned_alloc (64, sizeof (band_progress) * (size_t) j->total_bands);
   gfx_status st = GFX_OK;
-  if (!j->ring || !j->q_rows || !j->zero_row || !j->done)
+  if (!j->ring || !j->q_rows || !j->zero_block || !j->done)
     st = gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the error rows of a %d-pixel-wide image",
                    in->width);
   else
@@ -170,7 +159,7 @@ gfx_halftone_cpu (const gfx_image *in, gfx_image *out, int kernel, int levels,
     }
   free (j->ring);
   free (j->q_rows);
-  free (j->zero_row);
+  free (j->zero_block);
   free (j->done);
   free (j);
   return st;

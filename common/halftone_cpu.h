@@ -26,12 +26,12 @@ typedef struct {
   const gfx_kernel *k;
   int levels, width, colors, lag;
   int bands_per_channel, total_bands, ring_bands;
-  size_t stride;       /* floats per error row, pads included */
-  float *ring;         /* ring_bands * BAND_ROWS rows: input values, then errors */
-  uint8_t *q_rows;     /* per worker, BAND_ROWS rows of level indices: its band's output
-                          before it becomes samples (a band's ring slot may be reused while
-                          it is still writing its output) */
-  float *zero_row;     /* stands for the rows above the image */
+  size_t block;        /* floats per band block: (width + 2 PAD) columns of BAND_ROWS */
+  float *ring;         /* ring_bands blocks: input values, overwritten by the errors */
+  float *zero_block;   /* stands for the rows above the image */
+  uint8_t *q_rows;     /* per worker, width * BAND_ROWS level indices: its band's output
+                          before it becomes samples (a band's ring block may be reused
+                          while it is still writing its output) */
   band_progress *done; /* one per band */
   atomic_int abort;
   gfx_progress *progress;
@@ -41,13 +41,17 @@ typedef struct {
   uint16_t out_u16[256];
 } job;
 
+/* A band's rows are stored column by column (column x of row r at x * BAND_ROWS + r), so
+ * the skewed step reaches every row's pixel and taps at fixed offsets from one pointer. */
 typedef struct {
-  const float *src[BAND_ROWS][GFX_MAX_TAPS]; /* per row and tap: error row shifted by -dx */
-  float *err[BAND_ROWS];    /* the row: input values, replaced by errors as it goes */
-  uint8_t *q[BAND_ROWS];    /* the row's level indices */
-  size_t first[BAND_ROWS];  /* sample index of the row's column 0 in the images */
+  float *e;                /* the band's block, at column 0 */
+  const float *e_above;    /* the previous band's block, or the zero block */
+  uint8_t *q;              /* level indices, same layout (this worker's) */
+  const float *tap_block[BAND_ROWS][GFX_MAX_TAPS]; /* per row and tap: e or e_above */
+  int tap_row[BAND_ROWS][GFX_MAX_TAPS];            /* and the source row in that block */
+  size_t first[BAND_ROWS]; /* sample index of the row's column 0 in the images */
   int rows;
-  band_progress *above;     /* the previous band of the channel, NULL for the first */
+  band_progress *above;    /* the previous band of the channel, NULL for the first */
   band_progress *mine;
 } band;
 

@@ -1,5 +1,5 @@
 /* One band of the fast CPU halftone (see halftone_cpu.c): its input samples become floats
- * in its ring rows, the skewed steps replace them by errors and write level indices, and
+ * in its ring block, the skewed steps replace them by errors and write level indices, and
  * the indices become output samples.  Keeping the image layout (depth, channels) out of
  * the inner loop leaves it nothing but the reference's arithmetic. */
 #include "halftone_cpu.h"
@@ -11,7 +11,9 @@
 #define PUBLISH_EVERY 64  /* columns between progress publications: fewer cache hand-offs */
 #define CANCEL_EVERY 4096 /* steps between polls of the cancel flag */
 
-/* Input samples as gfx_sample_get reads them. */
+#define B BAND_ROWS
+
+/* Input samples as gfx_sample_get reads them, into the band's column-major block. */
 static void
 band_load (const job *j, const band *b)
 {
@@ -19,16 +21,18 @@ band_load (const job *j, const band *b)
   const size_t ch = (size_t) in->channels;
   for (int r = 0; r < b->rows; r++)
     {
-      float *dst = b->err[r];
-      if (in->depth == GFX_U8) /* the expression of gfx_sample_get, so it vectorises */
+      float *dst = b->e + r;
+      if (in->depth == GFX_U8) /* the expression of gfx_sample_get */
         for (int x = 0, n = j->width; x < n; x++)
-          dst[x] = ((const uint8_t *) in->pixels)[b->first[r] + x * ch] * (1.0f / 255.0f);
+          dst[(size_t) x * B] = ((const uint8_t *) in->pixels)[b->first[r] + x * ch]
+                                * (1.0f / 255.0f);
       else if (in->depth == GFX_U16)
         for (int x = 0, n = j->width; x < n; x++)
-          dst[x] = ((const uint16_t *) in->pixels)[b->first[r] + x * ch] * (1.0f / 65535.0f);
+          dst[(size_t) x * B] = ((const uint16_t *) in->pixels)[b->first[r] + x * ch]
+                                * (1.0f / 65535.0f);
       else
         for (int x = 0, n = j->width; x < n; x++)
-          dst[x] = ((const float *) in->pixels)[b->first[r] + x * ch];
+          dst[(size_t) x * B] = ((const float *) in->pixels)[b->first[r] + x * ch];
     }
 }
 
@@ -40,112 +44,113 @@ band_store (const job *j, const band *b)
   const size_t ch = (size_t) out->channels;
   for (int r = 0; r < b->rows; r++)
     {
-      const uint8_t *q = b->q[r];
+      const uint8_t *q = b->q + r;
       if (out->depth == GFX_U8)
         for (int x = 0, n = j->width; x < n; x++)
-          ((uint8_t *) out->pixels)[b->first[r] + x * ch] = j->out_u8[q[x]];
+          ((uint8_t *) out->pixels)[b->first[r] + x * ch] = j->out_u8[q[(size_t) x * B]];
       else if (out->depth == GFX_U16)
         for (int x = 0, n = j->width; x < n; x++)
-          ((uint16_t *) out->pixels)[b->first[r] + x * ch] = j->out_u16[q[x]];
+          ((uint16_t *) out->pixels)[b->first[r] + x * ch] = j->out_u16[q[(size_t) x * B]];
       else
         for (int x = 0, n = j->width; x < n; x++)
-          ((float *) out->pixels)[b->first[r] + x * ch] = j->level[q[x]];
+          ((float *) out->pixels)[b->first[r] + x * ch] = j->level[q[(size_t) x * B]];
     }
 }
 
-/* What the inner loop reads, in a local of run_steps whose address never escapes, so the
- * compiler may keep it in registers (nothing else can alias it). */
-typedef struct {
-  const float *src[BAND_ROWS][GFX_MAX_TAPS];
-  float *err[BAND_ROWS];
-  uint8_t *q[BAND_ROWS];
-  float left[BAND_ROWS]; /* each row's last error: every kernel's tap 0 is (1, 0) */
-  float weight[GFX_MAX_TAPS];
-  int levels, n_taps;
-  const float *level;
-} lanes;
-
-/* gfx_level_value (gfx_quantize_index (v, 2), 2) without a branch: halftone bits are
- * unpredictable.  v * (2 - 1) is v; the compare is false for NaN, as the index's. */
-static inline float
-two_level_value (float v)
-{
-#ifdef __SSE2__
-  __m128 s = _mm_add_ss (_mm_set_ss (v), _mm_set_ss (0.5f));
-  return _mm_cvtss_f32 (_mm_and_ps (_mm_cmpge_ss (s, _mm_set_ss (1.0f)), _mm_set_ss (1.0f)));
-#else
-  return (float) (v + 0.5f >= 1.0f);
-#endif
-}
-
-/* One pixel of row r at column x: the reference's expressions.  The reference adds the
- * first product to 0.0f; starting from it is the same value except for the sign of a zero
- * sum, which cannot change any level. */
+/* Quantises v = input + e; stores its error and level index at *err, *q.  The reference's
+ * expressions; for two levels without a branch (halftone bits are unpredictable):
+ * v * (2 - 1) is v, and the compare is false for NaN as gfx_quantize_index's. */
 static inline __attribute__ ((always_inline)) void
-pixel (lanes *l, int r, int x, int taps, bool two_levels)
+quantise (const job *j, float v, float *err, uint8_t *q, bool two_levels)
 {
-  float e = l->weight[0] * l->left[r];
-  int n = taps ? taps : l->n_taps;
-#pragma GCC unroll 12
-  for (int t = 1; t < n; t++)
-    e += l->weight[t] * l->src[r][t][x];
-  float v = l->err[r][x] + e, level;
-  int q;
   if (two_levels)
     {
-      level = two_level_value (v);
-      q = v + 0.5f >= 1.0f;
+#ifdef __SSE2__
+      const __m128 one = _mm_set1_ps (1.0f);
+      __m128 up = _mm_cmpge_ps (_mm_add_ps (_mm_set1_ps (v), _mm_set1_ps (0.5f)), one);
+      *err = v - _mm_cvtss_f32 (_mm_and_ps (up, one));
+      *q = (uint8_t) (_mm_movemask_ps (up) & 1);
+#else
+      int up = v + 0.5f >= 1.0f;
+      *err = v - (float) up;
+      *q = (uint8_t) up;
+#endif
     }
   else
     {
-      q = gfx_quantize_index (v, l->levels);
-      level = l->level[q];
+      int index = gfx_quantize_index (v, j->levels);
+      *err = v - j->level[index];
+      *q = (uint8_t) index;
     }
-  float err = v - level;
-  l->left[r] = err;
-  l->err[r][x] = err;
-  l->q[r][x] = (uint8_t) q;
 }
 
-static void
-lanes_setup (const job *j, const band *b, lanes *l)
+/* One pixel of row r at column x, any kernel.  The reference adds the first product to
+ * 0.0f; starting from it is the same value except for the sign of a zero sum, which
+ * cannot change any level. */
+static inline __attribute__ ((always_inline)) void
+pixel (const job *j, const band *b, int r, int x, bool two_levels)
 {
-  for (int r = 0; r < BAND_ROWS; r++)
+  const gfx_kernel *k = j->k;
+  float e = 0.0f;
+  for (int t = 0; t < k->n_taps; t++)
     {
-      for (int t = 0; t < GFX_MAX_TAPS; t++)
-        l->src[r][t] = b->src[r][t];
-      l->err[r] = b->err[r];
-      l->q[r] = b->q[r];
-      l->left[r] = 0.0f; /* the zero column left of the image */
+      float src = b->tap_block[r][t][(x - k->taps[t].dx) * B + b->tap_row[r][t]];
+      e = t ? e + j->weight[t] * src : j->weight[t] * src;
     }
-  for (int t = 0; t < GFX_MAX_TAPS; t++)
-    l->weight[t] = j->weight[t];
-  l->levels = j->levels;
-  l->n_taps = j->k->n_taps;
-  l->level = j->level;
+  size_t at = (size_t) x * B + r;
+  quantise (j, b->e[at] + e, &b->e[at], &b->q[at], two_levels);
+}
+
+/* Floyd-Steinberg's taps (1,0) (-1,1) (0,1) (1,1) and lag 2 as constants: at step s every
+ * access is a fixed offset from e + s * B.  Used when the table says exactly that. */
+static inline __attribute__ ((always_inline)) void
+fs_pixel (const job *j, float *here, const float *above, uint8_t *q, const float w[4], int r,
+          bool two_levels)
+{
+  const int col = -2 * r;                       /* row r is at column s - 2r */
+  const float *up = r ? here + (r - 1) : above + (B - 1);
+  float e = w[0] * here[(col - 1) * B + r];
+  e = e + w[1] * up[(col + 1) * B];
+  e = e + w[2] * up[col * B];
+  e = e + w[3] * up[(col - 1) * B];
+  quantise (j, here[col * B + r] + e, &here[col * B + r], &q[col * B + r], two_levels);
+}
+
+static bool
+is_fs (const gfx_kernel *k)
+{
+  static const signed char fs[4][2] = { { 1, 0 }, { -1, 1 }, { 0, 1 }, { 1, 1 } };
+  for (int t = 0; t < 4; t++)
+    if (k->n_taps != 4 || k->taps[t].dx != fs[t][0] || k->taps[t].dy != fs[t][1])
+      return false;
+  return true;
 }
 
 /* All steps of one band: step s does column s - r * lag of each row r. */
 static inline __attribute__ ((always_inline)) bool
-run_steps (job *j, const band *b, int taps, bool two_levels)
+run_steps (job *j, const band *b, bool fs, bool two_levels)
 {
-  const int w = j->width, lag = j->lag, n = b->rows, last = w - 1 + (n - 1) * lag;
-  lanes l;
-  lanes_setup (j, b, &l);
+  const int w = j->width, lag = fs ? 2 : j->lag, n = b->rows, last = w - 1 + (n - 1) * lag;
+  const float weight[4] = { j->weight[0], j->weight[1], j->weight[2], j->weight[3] };
   int seen = b->above ? 0 : w;
   for (int s = 0; s <= last; s++)
     {
       int need = s + lag < w ? s + lag : w;
       if (s < w && seen < need && (seen = gfx_halftone_wait (j, b->above, need)) < 0)
         return false;
-      if (n == BAND_ROWS && s >= (BAND_ROWS - 1) * lag && s < w) /* all rows: unrolled */
+      if (fs && n == B && s >= (B - 1) * lag && s < w) /* all rows inside: unrolled */
+        {
+          float *here = b->e + (size_t) s * B;
+          const float *above = b->e_above + (size_t) s * B;
+          uint8_t *q = b->q + (size_t) s * B; /* a local: byte stores cannot alias it */
 #pragma GCC unroll 16
-        for (int r = 0; r < BAND_ROWS; r++)
-          pixel (&l, r, s - r * lag, taps, two_levels);
-      else /* the band's skewed ends: rows whose column s - r * lag is inside */
+          for (int r = 0; r < B; r++)
+            fs_pixel (j, here, above, q, weight, r, two_levels);
+        }
+      else /* rows whose column s - r * lag is inside */
         for (int r = s >= w ? (s - w + lag) / lag : 0, hi = s / lag < n - 1 ? s / lag : n - 1;
              r <= hi; r++)
-          pixel (&l, r, s - r * lag, taps, two_levels);
+          pixel (j, b, r, s - r * lag, two_levels);
       int x_last = s - (n - 1) * lag;
       if (x_last >= 0 && ((x_last + 1) % PUBLISH_EVERY == 0 || x_last == w - 1))
         atomic_store_explicit (&b->mine->done, x_last + 1, memory_order_release);
@@ -158,19 +163,19 @@ run_steps (job *j, const band *b, int taps, bool two_levels)
   return true;
 }
 
-/* Specialisations: Floyd-Steinberg's 4 taps or any count, levels == 2 or any. */
-static bool steps_4_2 (job *j, const band *b) { return run_steps (j, b, 4, true); }
-static bool steps_4_n (job *j, const band *b) { return run_steps (j, b, 4, false); }
-static bool steps_any_2 (job *j, const band *b) { return run_steps (j, b, 0, true); }
-static bool steps_any_n (job *j, const band *b) { return run_steps (j, b, 0, false); }
+/* Specialisations: Floyd-Steinberg or any kernel, levels == 2 or any. */
+static bool steps_fs_2 (job *j, const band *b) { return run_steps (j, b, true, true); }
+static bool steps_fs_n (job *j, const band *b) { return run_steps (j, b, true, false); }
+static bool steps_any_2 (job *j, const band *b) { return run_steps (j, b, false, true); }
+static bool steps_any_n (job *j, const band *b) { return run_steps (j, b, false, false); }
 
 bool
 gfx_halftone_band (job *j, const band *b)
 {
   static bool (*const steps[2][2]) (job *, const band *) = {
-    { steps_4_2, steps_4_n }, { steps_any_2, steps_any_n } };
+    { steps_fs_2, steps_fs_n }, { steps_any_2, steps_any_n } };
   band_load (j, b);
-  if (!steps[j->k->n_taps != 4][j->levels != 2](j, b))
+  if (!steps[!is_fs (j->k)][j->levels != 2](j, b))
     return false;
   band_store (j, b);
   return true;
