@@ -7,9 +7,9 @@
  * independent dependency chains instead of one (the error chain along a row is the
  * bottleneck).  A band's first row follows the previous band's last row through an atomic
  * column counter (release after writing errors, acquire before reading them).  A band's
- * rows live in a ring of ring_bands bands of float rows (input values, overwritten by the
- * errors), padded with zero columns so no tap needs a bounds check: a zero source adds +0,
- * which changes no sum.  halftone_cpu_band.c computes one band. */
+ * rows live in one of a ring of ring_bands float blocks, column-major (input values,
+ * overwritten by the errors), with zero columns on both sides so no tap needs a bounds
+ * check: a zero source adds +0, which changes no sum.  halftone_cpu_band.c computes a band. */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +106,7 @@ static void
 job_tables (job *j)
 {
   gfx_image probe = { 1, 1, 1, false, j->out->depth, NULL };
-  union { uint8_t u8; uint16_t u16; float f32; } sample;
+  union { uint8_t u8; uint16_t u16; float f32; } sample = { 0 };
   probe.pixels = &sample;
   for (int q = 0; q < j->levels; q++)
     {
