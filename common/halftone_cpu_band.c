@@ -2,6 +2,8 @@
  * in its ring block, the skewed steps replace them by errors and write level indices, and
  * the indices become output samples.  Keeping the image layout (depth, channels) out of
  * the inner loop leaves it nothing but the reference's arithmetic. */
+#include <stddef.h>
+
 #include "halftone_cpu.h"
 
 #ifdef __SSE2__
@@ -94,7 +96,8 @@ pixel (const job *j, const band *b, int r, int x, bool two_levels)
   float e = 0.0f;
   for (int t = 0; t < k->n_taps; t++)
     {
-      float src = b->tap_block[r][t][(x - k->taps[t].dx) * B + b->tap_row[r][t]];
+      ptrdiff_t at = ((ptrdiff_t) x - k->taps[t].dx) * B + b->tap_row[r][t];
+      float src = b->tap_block[r][t][at];
       e = t ? e + j->weight[t] * src : j->weight[t] * src;
     }
   size_t at = (size_t) x * B + r;
