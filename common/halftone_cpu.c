@@ -11,6 +11,7 @@
  * overwritten by the errors), with zero columns on both sides so no tap needs a bounds
  * check: a zero source adds +0, which changes no sum.  halftone_cpu_band.c computes a band. */
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,8 +74,10 @@ band_setup (const job *j, int g, int worker, band *b)
       for (int t = 0; t < j->k->n_taps; t++)
         {
           int from = r - j->k->taps[t].dy; /* the previous band is always full */
-          b->tap_block[r][t] = from >= 0 ? b->e : b->e_above;
-          b->tap_row[r][t] = from >= 0 ? from : BAND_ROWS + from;
+          const float *block = from >= 0 ? b->e : b->e_above;
+          /* -dx columns stay inside the block's zero columns */
+          b->tap[r][t] = block + (from >= 0 ? from : BAND_ROWS + from)
+                         - (ptrdiff_t) j->k->taps[t].dx * BAND_ROWS;
         }
     }
 }

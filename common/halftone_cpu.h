@@ -47,8 +47,8 @@ typedef struct {
   float *e;                /* the band's block, at column 0 */
   const float *e_above;    /* the previous band's block, or the zero block */
   uint8_t *q;              /* level indices, same layout (this worker's) */
-  const float *tap_block[BAND_ROWS][GFX_MAX_TAPS]; /* per row and tap: e or e_above */
-  int tap_row[BAND_ROWS][GFX_MAX_TAPS];            /* and the source row in that block */
+  const float *tap[BAND_ROWS][GFX_MAX_TAPS]; /* per row and tap: the source of column 0
+                                                (row r - dy, column -dx) in e or e_above */
   size_t first[BAND_ROWS]; /* sample index of the row's column 0 in the images */
   int rows;
   band_progress *above;    /* the previous band of the channel, NULL for the first */

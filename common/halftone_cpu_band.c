@@ -63,7 +63,7 @@ band_store (const job *j, const band *b)
  * expressions; for two levels without a branch (halftone bits are unpredictable):
  * v * (2 - 1) is v, and the compare is false for NaN as gfx_quantize_index's. */
 static inline __attribute__ ((always_inline)) void
-quantise (const job *j, float v, float *err, uint8_t *q, bool two_levels)
+quantise (int levels, const float *level, float v, float *err, uint8_t *q, bool two_levels)
 {
   if (two_levels)
     {
@@ -80,28 +80,50 @@ quantise (const job *j, float v, float *err, uint8_t *q, bool two_levels)
     }
   else
     {
-      int index = gfx_quantize_index (v, j->levels);
-      *err = v - j->level[index];
+      int index = gfx_quantize_index (v, levels);
+      *err = v - level[index];
       *q = (uint8_t) index;
     }
+}
+
+/* What the general pixel reads, copied into a local of run_steps whose address never
+ * escapes: the byte stores of level indices cannot alias it, so nothing is reloaded. */
+typedef struct {
+  const float *tap[B][GFX_MAX_TAPS];
+  float weight[GFX_MAX_TAPS];
+  float *e;
+  uint8_t *q;
+  const float *level;
+  int n_taps, levels;
+} sources;
+
+static void
+sources_setup (const job *j, const band *b, sources *src)
+{
+  for (int r = 0; r < B; r++)
+    for (int t = 0; t < GFX_MAX_TAPS; t++)
+      src->tap[r][t] = b->tap[r][t];
+  for (int t = 0; t < GFX_MAX_TAPS; t++)
+    src->weight[t] = j->weight[t];
+  src->e = b->e;
+  src->q = b->q;
+  src->level = j->level;
+  src->n_taps = j->k->n_taps;
+  src->levels = j->levels;
 }
 
 /* One pixel of row r at column x, any kernel.  The reference adds the first product to
  * 0.0f; starting from it is the same value except for the sign of a zero sum, which
  * cannot change any level. */
 static inline __attribute__ ((always_inline)) void
-pixel (const job *j, const band *b, int r, int x, bool two_levels)
+pixel (const sources *src, int r, int x, bool two_levels)
 {
-  const gfx_kernel *k = j->k;
-  float e = 0.0f;
-  for (int t = 0; t < k->n_taps; t++)
-    {
-      ptrdiff_t at = ((ptrdiff_t) x - k->taps[t].dx) * B + b->tap_row[r][t];
-      float src = b->tap_block[r][t][at];
-      e = t ? e + j->weight[t] * src : j->weight[t] * src;
-    }
-  size_t at = (size_t) x * B + r;
-  quantise (j, b->e[at] + e, &b->e[at], &b->q[at], two_levels);
+  size_t at = (size_t) x * B;
+  float e = src->weight[0] * src->tap[r][0][at];
+  for (int t = 1; t < src->n_taps; t++)
+    e = e + src->weight[t] * src->tap[r][t][at];
+  at += (size_t) r;
+  quantise (src->levels, src->level, src->e[at] + e, &src->e[at], &src->q[at], two_levels);
 }
 
 /* Floyd-Steinberg's taps (1,0) (-1,1) (0,1) (1,1) and lag 2 as constants: at step s every
@@ -116,7 +138,8 @@ fs_pixel (const job *j, float *here, const float *above, uint8_t *q, const float
   e = e + w[1] * up[(col + 1) * B];
   e = e + w[2] * up[col * B];
   e = e + w[3] * up[(col - 1) * B];
-  quantise (j, here[col * B + r] + e, &here[col * B + r], &q[col * B + r], two_levels);
+  quantise (j->levels, j->level, here[col * B + r] + e, &here[col * B + r], &q[col * B + r],
+            two_levels);
 }
 
 static bool
@@ -135,6 +158,8 @@ run_steps (job *j, const band *b, bool fs, bool two_levels)
 {
   const int w = j->width, lag = fs ? 2 : j->lag, n = b->rows, last = w - 1 + (n - 1) * lag;
   const float weight[4] = { j->weight[0], j->weight[1], j->weight[2], j->weight[3] };
+  sources src;
+  sources_setup (j, b, &src);
   int seen = b->above ? 0 : w;
   for (int s = 0; s <= last; s++)
     {
@@ -153,7 +178,7 @@ run_steps (job *j, const band *b, bool fs, bool two_levels)
       else /* rows whose column s - r * lag is inside */
         for (int r = s >= w ? (s - w + lag) / lag : 0, hi = s / lag < n - 1 ? s / lag : n - 1;
              r <= hi; r++)
-          pixel (j, b, r, s - r * lag, two_levels);
+          pixel (&src, r, s - r * lag, two_levels);
       int x_last = s - (n - 1) * lag;
       if (x_last >= 0 && ((x_last + 1) % PUBLISH_EVERY == 0 || x_last == w - 1))
         atomic_store_explicit (&b->mine->done, x_last + 1, memory_order_release);

@@ -1,7 +1,8 @@
 /* Halftone on the CPU: the fast path equals the serial reference bit for bit across sizes,
  * kernels, levels, depths, layouts and thread counts; plus properties that hold whatever
  * the implementation (allowed levels, tone, mid-grey pattern, alpha, cancel, validation).
- * GPUFX_PERF=1 also times 8192 x 8192 Floyd-Steinberg (not a check). */
+ * GPUFX_PERF=1 instead times 8192 x 8192 gray 8-bit Floyd-Steinberg (not a check;
+ * GPUFX_PERF_SIZE=N, GPUFX_PERF_KERNEL=index change it). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -346,6 +347,7 @@ time_large (void)
   gfx_image in, out;
   gfx_error err;
   int n = getenv ("GPUFX_PERF_SIZE") ? atoi (getenv ("GPUFX_PERF_SIZE")) : 8192;
+  int kernel = getenv ("GPUFX_PERF_KERNEL") ? atoi (getenv ("GPUFX_PERF_KERNEL")) : 0;
   gfx_image_alloc (&in, n, n, 1, false, GFX_U8, &err);
   fill (&in);
   for (int rep = 0; rep < 3; rep++)
@@ -354,11 +356,11 @@ time_large (void)
       struct timespec a, b, ca, cb; /* wall, and CPU time of the calling thread (worker 0) */
       clock_gettime (CLOCK_MONOTONIC, &a);
       clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ca);
-      gfx_halftone_cpu (&in, &out, GFX_KERNEL_FS, 2, NULL, &err);
+      gfx_halftone_cpu (&in, &out, kernel, 2, NULL, &err);
       clock_gettime (CLOCK_THREAD_CPUTIME_ID, &cb);
       clock_gettime (CLOCK_MONOTONIC, &b);
-      printf ("time: fs gray u8 %dx%d, %d threads: %.1f ms (worker 0 CPU %.1f ms)\n", n, n,
-              gfx_threads (), (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6,
+      printf ("time: %s gray u8 %dx%d, %d threads: %.1f ms (worker 0 CPU %.1f ms)\n",
+              gfx_kernel_choices[kernel], n, n, gfx_threads (), (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6,
               (cb.tv_sec - ca.tv_sec) * 1e3 + (cb.tv_nsec - ca.tv_nsec) / 1e6);
       gfx_image_free (&out);
     }
