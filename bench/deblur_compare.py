@@ -29,7 +29,7 @@ from skimage.metrics import peak_signal_noise_ratio, structural_similarity
 DATA = "/usr/lib/python3/dist-packages/skimage/data"
 PHOTOS = [("camera", "camera.png", (140, 60)), ("coffee", "coffee.png", (60, 330)),
           ("astronaut", "astronaut.png", (40, 160))]
-CROP = 200
+CROP = 160
 
 
 def load(name):
@@ -97,18 +97,20 @@ def run_photo(build, name, file, sigma, tmp):
     Image.fromarray(blur8).save(path)
     psf, bf = gaussian_psf(sigma), blur8.astype(np.float64) / 255
     rows = [("blurred input", *score(sharp, blur8), blur8, "", 0.0)]
-    for label, mode in (("gpufx IIR, automatic (blind)", ["--auto"]),
-                        ("gpufx IIR, sharp reference", ["--sharp", os.path.join(DATA, file)])):
-        img, dt = gpufx(build, path, mode, tmp, name + mode[0])
-        rows.append((label, *score(sharp, img), img, "3x3, LS", dt))
+    ref = ["--sharp", os.path.join(DATA, file)]
+    for label, mode, mask in (("gpufx IIR, automatic (blind)", ["--auto"], "3x3"),
+                              ("gpufx IIR, automatic (blind)", ["--auto"], "5x5"),
+                              ("gpufx IIR, sharp reference", ref, "5x5")):
+        img, dt = gpufx(build, path, mode + ["--mask", mask], tmp, name + mode[0] + mask)
+        rows.append((label, *score(sharp, img), img, f"{mask}, LS", dt))
     pad = psf.shape[0]
     rl = best_of(sharp, lambda n: per_channel(padded(
         lambda c: restoration.richardson_lucy(c, psf, num_iter=n, clip=True), pad), bf),
-        (5, 10, 20, 30, 50))
+        (20, 50, 100, 200))
     rows.append(("skimage Richardson-Lucy (true PSF)", *rl[:3], f"{rl[3]} iterations", rl[4]))
     wi = best_of(sharp, lambda b: per_channel(padded(
         lambda c: restoration.wiener(c, psf, balance=b, clip=True), pad), bf),
-        (0.003, 0.01, 0.03, 0.1, 0.3))
+        (0.0003, 0.001, 0.003, 0.01, 0.03))
     rows.append(("skimage Wiener (true PSF)", *wi[:3], f"balance {wi[3]}", wi[4]))
     return sharp, rows
 

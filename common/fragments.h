@@ -49,7 +49,8 @@ gfx_status gfx_fragments_find (const float *lum, int width, int height,
 void gfx_fragment_step (const gfx_edge_fragment *f, float *y);
 
 /* A picture of which fragments were used: the image in dimmed grey, each fragment's frame
- * and edge line in a colour for its orientation.  out: new RGB u8 image of the same size. */
+ * and edge line in a colour for its orientation (angle NaN: a reference tile, a yellow
+ * frame only).  out: new RGB u8 image of the same size. */
 gfx_status gfx_fragments_overlay (const gfx_image *img, const gfx_edge_fragment *frags,
                                   int n_frags, gfx_image *out, gfx_error *err);
 

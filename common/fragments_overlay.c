@@ -21,8 +21,9 @@ put (gfx_image *out, int x, int y, const uint8_t *rgb)
 static void
 draw_fragment (gfx_image *out, const gfx_edge_fragment *f)
 {
+  static const uint8_t tile_rgb[3] = { 255, 255, 96 };
   double folded = fmod (f->angle + 2 * M_PI, M_PI);
-  const uint8_t *rgb = palette[(int) (folded / M_PI * 8) % 8];
+  const uint8_t *rgb = isnan (f->angle) ? tile_rgb : palette[(int) (folded / M_PI * 8) % 8];
   for (int k = 0; k < f->size; k++)
     {
       put (out, f->x0 + k, f->y0, rgb);
@@ -30,6 +31,8 @@ draw_fragment (gfx_image *out, const gfx_edge_fragment *f)
       put (out, f->x0, f->y0 + k, rgb);
       put (out, f->x0 + f->size - 1, f->y0 + k, rgb);
     }
+  if (isnan (f->angle))
+    return; /* a reference tile: no edge */
   /* The estimated edge line: pixels whose centre lies within half a pixel of it. */
   double nx = cos (f->angle), ny = sin (f->angle), half = f->size / 2.0;
   for (int i = 1; i < f->size - 1; i++)

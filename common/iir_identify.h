@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 
+#include "filter.h"
 #include "fragments.h"
 #include "iir_filter.h"
 #include "iir_identify_solve.h"
@@ -36,6 +37,7 @@ typedef struct {
 } gfx_identify_params;
 
 extern const gfx_param_set gfx_identify_param_set;
+extern const gfx_filter gfx_identify_filter; /* table, title, blurb; apply is NULL */
 extern const char *const gfx_identify_method_choices[]; /* "ls", "lad" */
 extern const char *const gfx_identify_method_labels[];
 
