@@ -1,0 +1,124 @@
+/* gpufx stability FILE [--plot PNG] [--samples N] [--stabilise OUT [--margin M]]
+ *
+ * One line per quadrant, `q1 stable margin 0.1234` or `q1 unstable margin -0.2000`; exit
+ * status 3 if any quadrant is unstable (0 when --stabilise wrote a stable filter).  --plot
+ * saves the root-locus picture; --stabilise writes a stabilised copy of the filter and
+ * says what it changed (SPEC section 3). */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/iir_file.h"
+#include "../common/iir_stability.h"
+#include "cli.h"
+#include "cmd_stability.h"
+
+typedef struct {
+  char plot[GFX_PATH_LEN];
+  char stabilise[GFX_PATH_LEN];
+  int samples;
+  double margin;
+  int size;
+} stability_opts;
+
+#define FIELD(f) offsetof (stability_opts, f)
+
+static const gfx_param_desc stability_params[] = {
+  { .name = "plot", .type = GFX_PT_STRING, .offset = FIELD (plot),
+    .help = "save the root loci of the four quadrants as a picture (PNG ...)" },
+  { .name = "samples", .type = GFX_PT_INT, .offset = FIELD (samples), .def = 0, .min = 0,
+    .max = 1 << 20, .auto_label = "720",
+    .help = "points on the unit circle; 0 = 720 (every half degree), else at least 4" },
+  { .name = "stabilise", .type = GFX_PT_STRING, .offset = FIELD (stabilise),
+    .help = "write a stabilised copy of the filter to this file and report the changes" },
+  { .name = "margin", .type = GFX_PT_FLOAT, .offset = FIELD (margin), .def = 0.02,
+    .min = 0, .max = 0.99, .flags = GFX_PF_MIN_EXCLUSIVE,
+    .help = "stability margin 1 - max|root| that --stabilise makes every quadrant reach" },
+  { .name = "plot-size", .type = GFX_PT_INT, .offset = FIELD (size), .def = 320, .min = 64,
+    .max = 2048, .help = "side of each quadrant's panel in the picture, in pixels" },
+};
+
+static gfx_status
+stability_check_opts (const void *values, gfx_error *err)
+{
+  const stability_opts *o = values;
+  if (o->samples != 0 && o->samples < 4)
+    return gfx_fail (err, GFX_ERR_PARAM, "samples = %d: 0 (720) or 4 to %d", o->samples, 1 << 20);
+  return GFX_OK;
+}
+
+static const gfx_param_set stability_set = {
+  "stability", stability_params, sizeof stability_params / sizeof stability_params[0],
+  sizeof (stability_opts), stability_check_opts
+};
+
+static void
+print_verdict (const gfx_iir_stability *st)
+{
+  for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+    printf ("q%d %s margin %.4f\n", q + 1, st->stable[q] ? "stable" : "unstable", st->margin[q]);
+}
+
+static int
+stabilise (const char *cmd, gfx_iir_filter *f, const stability_opts *o, const char *src)
+{
+  gfx_error err;
+  gfx_iir_stabilise_report rep;
+  if (gfx_iir_stabilise (f, o->margin, o->samples, &rep, &err) != GFX_OK)
+    return cli_fail (cmd, cli_exit_code (err.status), "%s", err.msg);
+  char comment[1024];
+  int used = snprintf (comment, sizeof comment, "stabilised by gpufx from %s (margin %g)", src,
+                       o->margin);
+  for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+    {
+      if (!rep.changed[q])
+        {
+          printf ("q%d unchanged (margin %.4f)\n", q + 1, rep.margin_before[q]);
+          continue;
+        }
+      printf ("q%d stabilised: b(k1,k2) scaled by r^(k1+k2) with r = %.6f, a scaled by %.6f, "
+              "margin %.4f -> %.4f\n", q + 1, rep.r[q], rep.a_scale[q], rep.margin_before[q],
+              rep.margin_after[q]);
+      used += snprintf (comment + used, sizeof comment - (size_t) used, "\nq%d: r = %.17g, a "
+                        "scale = %.17g", q + 1, rep.r[q], rep.a_scale[q]);
+    }
+  if (gfx_iir_write (o->stabilise, f, comment, &err) != GFX_OK)
+    return cli_fail (cmd, cli_exit_code (err.status), "%s", err.msg);
+  return CLI_OK;
+}
+
+int
+stability_main (int argc, char **argv)
+{
+  static const cli_spec spec = { "stability", "Stability of an IIR filter file: verdict and "
+                                 "margin per quadrant, root-locus picture, stabilisation",
+                                 &stability_set, "FILE", 1, false, false };
+  stability_opts o;
+  cli_args args;
+  gfx_params_defaults (&stability_set, &o);
+  int rc = cli_parse (&spec, argc, argv, &o, &args);
+  if (rc >= 0)
+    return rc;
+  gfx_error err;
+  gfx_iir_filter f;
+  gfx_iir_stability st;
+  if (gfx_iir_read (args.pos[0], &f, &err) != GFX_OK
+      || gfx_iir_stability_check (&f, o.samples, &st, &err) != GFX_OK)
+    return cli_fail ("stability", cli_exit_code (err.status), "%s", err.msg);
+  print_verdict (&st);
+  if (o.plot[0])
+    {
+      gfx_image img;
+      if (cli_check_output (o.plot, &err) != GFX_OK
+          || gfx_iir_plot_loci (&f, o.samples, o.size, &img, &err) != GFX_OK)
+        return cli_fail ("stability", cli_exit_code (err.status), "%s", err.msg);
+      gfx_status s = cli_save (o.plot, &img, &err);
+      gfx_image_free (&img);
+      if (s != GFX_OK)
+        return cli_fail ("stability", cli_exit_code (s), "%s", err.msg);
+    }
+  if (o.stabilise[0])
+    return stabilise ("stability", &f, &o, args.pos[0]);
+  return st.all_stable ? CLI_OK : CLI_UNSTABLE;
+}

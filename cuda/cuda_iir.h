@@ -1,0 +1,35 @@
+/* GPU quadrant IIR filter (SPEC section 3): a skewed row wavefront, one thread per row of
+ * a quadrant, 32-row groups per warp taken from an atomic ticket in start order, hand-off
+ * between groups through progress flags with fences; the four quadrants and all colour
+ * channels run concurrently.  Output bit-identical to gfx_iir_filter_cpu. */
+#ifndef GFX_CUDA_IIR_H
+#define GFX_CUDA_IIR_H
+
+#include "../common/iir_filter.h"
+#include "../common/image.h"
+#include "cuda_device.h"
+#include "cuda_halftone.h" /* gfx_cuda_timing */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Speed knobs; they never change the result.  0 = automatic. */
+typedef struct {
+  int warps_per_block; /* 1..8 (auto 4) */
+  int sync_interval;   /* columns between a group's progress publications, 1..4096 (auto 8) */
+} gfx_cuda_iir_tuning;
+
+/* Filters every colour channel of `in` into `out` (allocated by the caller with the same
+ * layout; its alpha is left as it is).  tuning and timing may be NULL.  GFX_ERR_GPU with
+ * the CUDA message on any device error; GFX_ERR_PARAM for a tuning value out of range.
+ * GPUFX_CUDA_FAIL=gfx_cuda_iir makes it fail as if out of device memory. */
+gfx_status gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
+                         const gfx_cuda_iir_tuning *tuning, gfx_cuda_timing *timing,
+                         gfx_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
