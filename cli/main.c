@@ -12,17 +12,22 @@
 
 #include "../common/enhance.h"
 #include "../common/halftone.h"
+#include "../common/iir.h"
 #include "cli.h"
 #include "cmd_bench.h"
+#include "cmd_stability.h"
 
 static const cli_filter FILTERS[] = {
   { &gfx_halftone_filter, false },
   { &gfx_enhance_filter, true },
+  { &gfx_iir_deblur_filter, false },
 };
 
 static const cli_command COMMANDS[] = {
   { NULL, NULL, NULL }, /* placeholder so the table may be empty; skipped */
   { "bench", "[--quick]: in-process timing of the CPU and GPU paths", bench_main },
+  { "stability", "FILE [--plot PNG] [--stabilise OUT]: IIR filter stability per quadrant",
+    stability_main },
 };
 
 #define N_FILTERS ((int) (sizeof FILTERS / sizeof FILTERS[0]))
