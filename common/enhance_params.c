@@ -10,7 +10,7 @@ static const char *const rule_labels[] = {
 };
 
 #define FIELD(f) offsetof (gfx_enhance_params, f)
-#define K_MAX 1000.0
+#define K_MAX 10.0 /* ample for both rules (G&W use k <= 1); keeps the dialog sliders usable */
 
 /* k3 defaults to 0.4, the 3rd edition's upper sigma bound: with the defaults k2 <= k3
  * holds, and --rule 4th --k0 0 --k1 0.4 --k2 0.02 gives exactly the 3rd-edition default. */
