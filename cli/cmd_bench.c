@@ -5,6 +5,8 @@
  *                                     one real image (decoded once), as bench/bench.py
  *                                     uses it to time us on the same images as the peers
  *   gpufx bench --gpu-name            the GPU's name, or why none is usable
+ *   gpufx bench --copy IN OUT [--threshold]   decode + encode only: the I/O baseline that
+ *                                     make bench subtracts from our whole-process times
  *
  * Only the filter's apply() is timed (output allocation included, as the peers allocate
  * theirs); decoding, encoding and process start are not.  The figure is the median of
@@ -22,9 +24,8 @@
 #include "cli.h"
 #include "cmd_bench.h"
 
-/* The filters are found through their descriptors (as cli/main.c lists
- * them).  Weak references: a filter not yet in the build reads as NULL and its rows say
- * n/a, so this file never has to change when one lands. */
+/* The filters, found through their descriptors as cli/main.c lists them.  Weak
+ * references: a filter not (yet) in the build reads as NULL and its rows say n/a. */
 extern const gfx_filter gfx_enhance_filter __attribute__ ((weak));
 extern const gfx_filter gfx_iir_deblur_filter __attribute__ ((weak));
 
@@ -58,7 +59,7 @@ time_apply (const gfx_filter *f, const gfx_image *in, const void *values, int re
 {
   double *t = calloc ((size_t) repeat, sizeof *t);
   if (!t)
-    return gfx_fail (err, GFX_ERR_NOMEM, "bench: out of memory");
+    return gfx_fail (err, GFX_ERR_NOMEM, "out of memory");
   gfx_status st = GFX_OK;
   for (int i = -1; i < repeat && st == GFX_OK; i++) /* i = -1: warm-up, not timed */
     {
@@ -116,7 +117,7 @@ write_bench_filter (char *path, size_t len, gfx_error *err)
   int fd = mkstemp (path);
   FILE *f = fd >= 0 ? fdopen (fd, "w") : NULL;
   if (!f)
-    return gfx_fail (err, GFX_ERR_IO, "bench: cannot write a temporary filter file %s", path);
+    return gfx_fail (err, GFX_ERR_IO, "cannot write a temporary filter file %s", path);
   fprintf (f, "gpufx-iir 1\nmask 3 3\n");
   for (int q = 1; q <= 4; q++)
     for (int ab = 0; ab < 2; ab++)
@@ -127,7 +128,7 @@ write_bench_filter (char *path, size_t len, gfx_error *err)
           fprintf (f, " %.17g", c[i / 3] * c[i % 3]);
         fputc ('\n', f);
       }
-  return fclose (f) == 0 ? GFX_OK : gfx_fail (err, GFX_ERR_IO, "bench: cannot write %s", path);
+  return fclose (f) == 0 ? GFX_OK : gfx_fail (err, GFX_ERR_IO, "cannot write %s", path);
 }
 
 /* --- filters and their options ----------------------------------------------------- */
@@ -149,7 +150,7 @@ set_option (const gfx_filter *f, void *values, const char *name, const char *tex
 {
   const gfx_param_desc *d = gfx_params_find_cli (f->params, name);
   if (!d)
-    return gfx_fail (err, GFX_ERR_PARAM, "bench: %s has no option --%s", f->name, name);
+    return gfx_fail (err, GFX_ERR_PARAM, "%s has no option --%s", f->name, name);
   return gfx_param_parse (d, values, text, err);
 }
 
@@ -373,53 +374,77 @@ usage (FILE *to)
            "make bench runs this next to the peers (Pillow, ImageMagick, GEGL, OpenCV...).\n");
 }
 
+/* Handles one of bench's own options at argv[*i]; returns -1 when argv[*i] is not one,
+ * else 0 to go on or an exit status + 1000 to return at once. */
+static int
+own_option (int argc, char **argv, int *i, bench_opts *o, int *quick, const char **input)
+{
+  const char *a = argv[*i];
+  if (strcmp (a, "--help") == 0 || strcmp (a, "-h") == 0)
+    return usage (stdout), 1000 + CLI_OK;
+  if (strcmp (a, "--gpu-name") == 0)
+    {
+      char name[GFX_MSG_LEN];
+      int ok = gfx_backend_gpu_usable (name, sizeof name);
+      printf ("%s%s%s\n", ok ? "" : "none (", name, ok ? "" : ")");
+      return 1000 + CLI_OK;
+    }
+  if (strcmp (a, "--quick") == 0 || strcmp (a, "--tsv") == 0)
+    {
+      *(a[2] == 'q' ? quick : &o->tsv) = 1;
+      return 0;
+    }
+  if (strcmp (a, "--input") != 0 && strcmp (a, "--repeat") != 0)
+    return -1;
+  if (*i + 1 >= argc)
+    return 1000 + cli_fail ("bench", CLI_USAGE, "%s needs a value", a);
+  const char *v = argv[++*i];
+  if (a[2] == 'i')
+    *input = v;
+  else if ((o->repeat = atoi (v)) < 1 || o->repeat > BENCH_MAX_REPEAT)
+    return 1000 + cli_fail ("bench", CLI_USAGE, "--repeat = %s: allowed 1 to %d", v,
+                            BENCH_MAX_REPEAT);
+  return 0;
+}
+
 int
 bench_main (int argc, char **argv)
 {
   bench_opts o = { 0, 0 };
-  int quick = 0, i = 1;
+  int quick = 0, n_rest = 0, i = 1, rc;
   const char *filter = NULL, *input = NULL;
   if (argc >= 4 && strcmp (argv[1], "--copy") == 0)
     return bench_copy (argv[2], argv[3], argc > 4 && strcmp (argv[4], "--threshold") == 0);
-  if (argc > 1 && strncmp (argv[1], "-", 1) != 0)
+  if (argc > 1 && argv[1][0] != '-')
     filter = argv[i++];
+  char **rest = calloc ((size_t) argc + 1, sizeof *rest); /* the filter's own options */
+  if (!rest)
+    return cli_fail ("bench", CLI_FAILED, "out of memory");
   for (; i < argc; i++)
     {
-      if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0)
-        return usage (stdout), 0;
-      else if (strcmp (argv[i], "--gpu-name") == 0)
+      if ((rc = own_option (argc, argv, &i, &o, &quick, &input)) >= 1000)
+        return free (rest), rc - 1000;
+      if (rc < 0 && !filter)
+        return free (rest), cli_fail ("bench", CLI_USAGE, "unknown option %s (see --help)",
+                                      argv[i]);
+      if (rc < 0)
         {
-          char name[GFX_MSG_LEN];
-          int ok = gfx_backend_gpu_usable (name, sizeof name);
-          printf ("%s%s%s\n", ok ? "" : "none (", name, ok ? "" : ")");
-          return 0;
+          rest[n_rest++] = argv[i];
+          if (!strchr (argv[i], '=') && i + 1 < argc)
+            rest[n_rest++] = argv[++i];
         }
-      else if (strcmp (argv[i], "--quick") == 0)
-        quick = 1;
-      else if (strcmp (argv[i], "--tsv") == 0)
-        o.tsv = 1;
-      else if ((strcmp (argv[i], "--repeat") == 0 || strcmp (argv[i], "--input") == 0)
-               && i + 1 < argc)
-        {
-          if (argv[i][2] == 'i')
-            input = argv[++i];
-          else if ((o.repeat = atoi (argv[++i])) < 1 || o.repeat > BENCH_MAX_REPEAT)
-            return fprintf (stderr, "gpufx bench: --repeat = %s: allowed 1 to %d\n", argv[i],
-                            BENCH_MAX_REPEAT), 2;
-        }
-      else if (filter)
-        break; /* the rest are the filter's options */
-      else
-        return fprintf (stderr, "gpufx bench: unknown option %s (see --help)\n", argv[i]), 2;
     }
   if (!o.repeat)
     o.repeat = quick ? 3 : 5;
+  const gfx_filter *f = filter ? find_filter (filter) : NULL;
   if (!filter)
-    return bench_suite (quick, &o);
-  const gfx_filter *f = find_filter (filter);
-  if (!f)
-    return fprintf (stderr, "gpufx bench: no filter %s in this build\n", filter), 2;
-  if (!input)
-    return fprintf (stderr, "gpufx bench %s: --input FILE is required\n", filter), 2;
-  return bench_file (f, input, argc - i, argv + i, &o);
+    rc = bench_suite (quick, &o);
+  else if (!f)
+    rc = cli_fail ("bench", CLI_USAGE, "no filter %s in this build", filter);
+  else if (!input)
+    rc = cli_fail ("bench", CLI_USAGE, "%s: --input FILE is required", filter);
+  else
+    rc = bench_file (f, input, n_rest, rest, &o);
+  free (rest);
+  return rc;
 }
