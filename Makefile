@@ -87,6 +87,16 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(CUDA_LIBS) $(LDLIBS)
 
+# The GPU halftone kernel run on the CPU (host threads as GPU threads): checks its logic on
+# machines without a GPU.  C++20 for std::barrier.
+EMU_TEST := $(BUILD)/tests/test_halftone_emu
+$(EMU_TEST): tests/emu/halftone_emu.cpp cuda/halftone_kernel.cuh cuda/halftone_setup.cuh $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CXX) -std=c++20 -O1 -pthread -DGFXHT_EMULATE -Wall -Wextra -Werror -Wno-unknown-pragmas \
+	  -Wno-missing-field-initializers $(filter -fsanitize% -fno-%,$(CFLAGS)) $< $(CORE_LIB) \
+	  -o $@ $(LDFLAGS) $(LDLIBS)
+tests-core: $(EMU_TEST)
+
 # Stand-alone benchmark programs (core only, like the unit tests): make build/bench/NAME
 $(BUILD)/bench/%: bench/%.c $(CORE_LIB)
 	@mkdir -p $(@D)
