@@ -28,8 +28,11 @@
 #ifndef GFX_HALFTONE_KERNEL_CUH
 #define GFX_HALFTONE_KERNEL_CUH
 
-#include <cuda/atomic>
 #include <stdint.h>
+#ifndef GFXHT_EMULATE /* tests/emu/halftone_emu.cpp runs this file on the CPU */
+#include <cuda/atomic>
+#define GFXHT_DYNAMIC_SMEM(name) extern __shared__ __align__ (16) unsigned char name[]
+#endif
 
 #include "../common/halftone_kernels.h"
 
@@ -109,6 +112,7 @@ st_relaxed_block (unsigned long long *p, unsigned long long v)
     v, cuda::memory_order_relaxed);
 }
 
+#ifndef GFXHT_EMULATE
 __device__ __forceinline__ unsigned long long
 ld_relaxed_gpu (const unsigned long long *p)
 {
@@ -122,6 +126,7 @@ st_relaxed_gpu (unsigned long long *p, unsigned long long v)
 {
   asm volatile ("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
+#endif
 
 __device__ __forceinline__ unsigned long long
 tagged (int tag, float e)
@@ -294,7 +299,8 @@ template <int KID, bool LV2, int DEPTH> struct Strip
     /* lane 0's new values come from the ring; the others' from lane - 1 */
     unsigned long long *slot = &ws->ring[x0 & (R - 1)][0];
     const int c_in = x0 + RE + 1;
-    bool ring_ok = !CHECK || (c_in >= 0 && c_in < p.width);
+    /* from column -(RE + 1) on, the second word (column c + RE + 1) is inside the image */
+    bool ring_ok = !CHECK || (c_in >= -(RE + 1) && c_in < p.width);
     unsigned long long s1 = ring_ok ? ld_relaxed_block (slot) : 0ull;
     unsigned long long s2 = (ROWS == 3 && ring_ok) ? ld_relaxed_block (slot + 1) : 0ull;
     float r1 = __shfl_up_sync (FULL, eL1, 1);
@@ -304,7 +310,7 @@ template <int KID, bool LV2, int DEPTH> struct Strip
     if (!last && lane == 31)
       {
         int c = x0 - 1 - 31 * S;
-        if (!CHECK || (c >= 0 && c < p.width))
+        if (!CHECK || (c >= -(RE + 1) && c < p.width))
           {
             unsigned long long *o = &below->ring[(x0 - 32 * S) & (R - 1)][0];
             st_relaxed_block (o, tagged (c, eL1));
@@ -461,7 +467,7 @@ template <int KID, bool LV2, int DEPTH, int MAXT>
 __global__ void __launch_bounds__ (MAXT)
 halftone_kernel (const __grid_constant__ Params p)
 {
-  extern __shared__ __align__ (16) unsigned char smem[];
+  GFXHT_DYNAMIC_SMEM (smem);
   const int nw = blockDim.x >> 5;
   WarpSmem *wsm = (WarpSmem *) smem;
   float *lvl = (float *) (wsm + nw);
@@ -479,7 +485,8 @@ halftone_kernel (const __grid_constant__ Params p)
       outv[i] = p.outv[i];
     }
   for (int i = threadIdx.x; i < nw * R * 2; i += blockDim.x)
-    (&wsm[0].ring[0][0])[(i / (R * 2)) * (sizeof (WarpSmem) / 8) + i % (R * 2)] = ~0ull;
+    (&wsm[0].ring[0][0])[(i / (R * 2)) * (sizeof (WarpSmem) / 8) + i % (R * 2)]
+      = 0x8000000000000000ull; /* tag INT_MIN: no column */
   if (threadIdx.x < MAXW)
     done[threadIdx.x] = SS::X0;
   __syncthreads ();

@@ -1,0 +1,99 @@
+/* Host-side set-up of the GPU halftone kernel, shared by cuda/halftone.cu and the CPU
+ * emulation test (tests/emu/halftone_emu.cpp).  Include after halftone_kernel.cuh. */
+#ifndef GFX_HALFTONE_SETUP_CUH
+#define GFX_HALFTONE_SETUP_CUH
+
+#include <cstring>
+
+#include "../common/halftone_kernels.h"
+#include "../common/image.h"
+
+namespace gfxht
+{
+
+/* The compile-time tap geometry of the kernels must be gfx_kernels' own. */
+inline bool
+geometry_matches (int k)
+{
+  const gfx_kernel *g = &gfx_kernels[k];
+  Geo d = geo (k);
+  if (d.n != g->n_taps || d.rows != g->rows || d.reach != g->reach || d.rows > 3
+      || g->taps[0].dx != 1 || g->taps[0].dy != 0)
+    return false;
+  for (int t = 0; t < g->n_taps; t++)
+    if (d.dx[t] != g->taps[t].dx || d.dy[t] != g->taps[t].dy || g->taps[t].dy < 0
+        || (g->taps[t].dy == 0 && g->taps[t].dx != 1 && g->taps[t].dx != 2))
+      return false;
+  return true;
+}
+
+/* Smallest float v with gfx_quantize_index (v, 2) == 1: the index is monotone in v, so
+ * "v >= th" is the same test (NaN gives 0 either way). */
+inline float
+level2_threshold (void)
+{
+  unsigned lo = 0, hi = 0x3f800000u; /* index(0) = 0, index(1) = 1 */
+  while (hi - lo > 1)
+    {
+      unsigned mid = lo + (hi - lo) / 2;
+      float v;
+      memcpy (&v, &mid, sizeof v);
+      if (gfx_quantize_index (v, 2) == 1)
+        hi = mid;
+      else
+        lo = mid;
+    }
+  float th;
+  memcpy (&th, &hi, sizeof th);
+  return th;
+}
+
+/* The stored sample of a level, exactly as gfx_sample_set writes it. */
+inline unsigned
+level_sample (float v, int depth)
+{
+  gfx_image one;
+  unsigned char bytes[4] = { 0, 0, 0, 0 };
+  memset (&one, 0, sizeof one);
+  one.width = one.height = one.channels = 1;
+  one.depth = (gfx_depth) depth;
+  one.pixels = bytes;
+  gfx_sample_set (&one, 0, v);
+  if (depth == GFX_U8)
+    return bytes[0];
+  if (depth == GFX_U16)
+    {
+      uint16_t s;
+      memcpy (&s, bytes, 2);
+      return s;
+    }
+  unsigned u;
+  memcpy (&u, bytes, 4);
+  return u;
+}
+
+inline void
+fill_params (Params &p, const gfx_image *in, int kernel, int levels, int bs, int margin)
+{
+  const gfx_kernel *g = &gfx_kernels[kernel];
+  memset (&p, 0, sizeof p);
+  p.width = in->width;
+  p.height = in->height;
+  p.stride = in->channels;
+  p.nch = gfx_image_color_channels (in);
+  p.nstrips = (in->height + bs - 1) / bs;
+  p.levels = levels;
+  p.margin = margin;
+  p.th = level2_threshold ();
+  for (int t = 0; t < g->n_taps; t++)
+    p.w[t] = gfx_tap_weight (g->taps[t].weight, g->divisor);
+  for (int q = 0; q < levels; q++)
+    {
+      p.lvl[q] = gfx_level_value (q, levels);
+      p.outv[q] = level_sample (p.lvl[q], in->depth);
+    }
+}
+
+} // namespace gfxht
+
+#endif

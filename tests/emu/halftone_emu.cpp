@@ -1,0 +1,312 @@
+/* Runs the GPU halftone kernel (cuda/halftone_kernel.cuh) on the CPU: every GPU thread is
+ * a host thread, warp shuffles / votes / __syncwarp are barriers over the 32 lanes of a
+ * warp, __syncthreads a barrier over the block, and all blocks run at once (as they are
+ * resident on the GPU).  This checks the kernel's index arithmetic, ring tags, hand-off
+ * protocol and deadlock freedom against the serial reference on machines without a GPU;
+ * it says nothing about the GPU memory model or speed.  Small images only.
+ *
+ * Build and run:
+ *   g++ -std=c++20 -O1 -pthread -DGFXHT_EMULATE -Wno-unknown-pragmas \
+ *       tests/emu/halftone_emu.cpp build/libgfxcore.a -o build/emu/halftone_emu
+ * Prints PASS/FAIL lines like the unit tests. */
+#include <atomic>
+#include <barrier>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "../../common/image.h"
+
+/* common/halftone_internal.h pulls in C11 atomics; the one function needed: */
+extern "C" gfx_status gfx_halftone_ref (const gfx_image *in, gfx_image *out, int kernel,
+                                        int levels, gfx_error *err);
+
+/* ---- the CUDA surface the kernel uses ---- */
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __grid_constant__
+#define __launch_bounds__(...)
+
+struct emu_dim3 { unsigned x; };
+struct EmuWarp
+{
+  std::barrier<> bar{ 32 };
+  unsigned long long buf[32];
+};
+struct EmuBlock
+{
+  std::unique_ptr<std::barrier<>> bar;
+  std::vector<std::unique_ptr<EmuWarp>> warps;
+  std::vector<unsigned char> smem;
+};
+thread_local unsigned emu_tid, emu_bdim;
+thread_local EmuBlock *emu_block;
+
+#define threadIdx (emu_dim3{ emu_tid })
+#define blockDim (emu_dim3{ emu_bdim })
+#define GFXHT_DYNAMIC_SMEM(name) unsigned char *name = emu_block->smem.data ()
+
+static inline EmuWarp &
+emu_warp ()
+{
+  return *emu_block->warps[emu_tid / 32];
+}
+
+static inline void __syncthreads () { emu_block->bar->arrive_and_wait (); }
+static inline void __syncwarp () { emu_warp ().bar.arrive_and_wait (); }
+
+template <class T>
+static T
+__shfl_up_sync (unsigned, T v, int d)
+{
+  EmuWarp &w = emu_warp ();
+  unsigned lane = emu_tid & 31;
+  unsigned long long b = 0;
+  memcpy (&b, &v, sizeof v);
+  w.buf[lane] = b;
+  w.bar.arrive_and_wait ();
+  T r = v;
+  if ((int) lane >= d)
+    memcpy (&r, &w.buf[lane - d], sizeof r);
+  w.bar.arrive_and_wait ();
+  return r;
+}
+
+static bool
+__all_sync (unsigned, bool pred)
+{
+  EmuWarp &w = emu_warp ();
+  w.buf[emu_tid & 31] = pred;
+  w.bar.arrive_and_wait ();
+  bool all = true;
+  for (int i = 0; i < 32; i++)
+    all = all && w.buf[i];
+  w.bar.arrive_and_wait ();
+  return all;
+}
+
+template <class T> static T __ldg (const T *p) { return *p; }
+static inline unsigned __float_as_uint (float f) { unsigned u; memcpy (&u, &f, 4); return u; }
+static inline float __uint_as_float (unsigned u) { float f; memcpy (&f, &u, 4); return f; }
+using std::min;
+
+namespace cuda
+{
+enum thread_scope { thread_scope_block, thread_scope_device };
+constexpr std::memory_order memory_order_relaxed = std::memory_order_relaxed;
+constexpr std::memory_order memory_order_acquire = std::memory_order_acquire;
+constexpr std::memory_order memory_order_release = std::memory_order_release;
+template <class T, thread_scope S> struct atomic_ref
+{
+  std::atomic_ref<T> r;
+  explicit atomic_ref (T &x) : r (x) {}
+  T load (std::memory_order o) const
+  {
+    std::this_thread::yield (); /* loads are where kernels spin */
+    return r.load (o);
+  }
+  void store (T v, std::memory_order o) const { r.store (v, o); }
+};
+} // namespace cuda
+
+static unsigned
+atomicAdd (unsigned *p, unsigned v)
+{
+  return std::atomic_ref<unsigned> (*p).fetch_add (v);
+}
+
+namespace gfxht
+{
+static inline unsigned long long
+ld_relaxed_gpu (const unsigned long long *p)
+{
+  std::this_thread::yield ();
+  return std::atomic_ref<unsigned long long> (*const_cast<unsigned long long *> (p)).load (
+    std::memory_order_relaxed);
+}
+static inline void
+st_relaxed_gpu (unsigned long long *p, unsigned long long v)
+{
+  std::atomic_ref<unsigned long long> (*p).store (v, std::memory_order_relaxed);
+}
+} // namespace gfxht
+
+#include "../../cuda/halftone_kernel.cuh"
+#include "../../cuda/halftone_setup.cuh"
+
+/* ---- launching ---- */
+using namespace gfxht;
+
+template <int K, bool L2>
+static kernel_fn
+pick2 (int depth)
+{
+  return depth == 0 ? halftone_kernel<K, L2, 0, 1024>
+       : depth == 1 ? halftone_kernel<K, L2, 1, 1024>
+                    : halftone_kernel<K, L2, 2, 1024>;
+}
+
+template <int K>
+static kernel_fn
+pick1 (bool l2, int depth)
+{
+  return l2 ? pick2<K, true> (depth) : pick2<K, false> (depth);
+}
+
+static kernel_fn
+pick (int k, bool l2, int depth)
+{
+  switch (k)
+    {
+    case 0: return pick1<0> (l2, depth);
+    case 1: return pick1<1> (l2, depth);
+    case 2: return pick1<2> (l2, depth);
+    case 3: return pick1<3> (l2, depth);
+    case 4: return pick1<4> (l2, depth);
+    case 5: return pick1<5> (l2, depth);
+    case 6: return pick1<6> (l2, depth);
+    default: return pick1<7> (l2, depth);
+    }
+}
+
+static unsigned epoch_counter;
+
+/* The emulated gfx_cuda_halftone: out must be a copy of in (alpha passes through). */
+static void
+emu_halftone (const gfx_image *in, gfx_image *out, int kernel, int levels, int bs, int margin,
+              std::vector<unsigned long long> &bnd)
+{
+  Params p;
+  fill_params (p, in, kernel, levels, bs, margin);
+  size_t words = (size_t) p.nch * p.nstrips * 2 * p.width;
+  if (bnd.size () < words)
+    bnd.assign (words, 0);
+  unsigned ticket = 0;
+  p.in = in->pixels;
+  p.out = out->pixels;
+  p.bnd = bnd.data ();
+  p.ticket = &ticket;
+  p.epoch = ++epoch_counter;
+  kernel_fn fn = pick (kernel, levels == 2, in->depth);
+  int nblocks = p.nch * p.nstrips;
+  std::vector<std::unique_ptr<EmuBlock>> blocks;
+  std::vector<std::thread> threads;
+  for (int b = 0; b < nblocks; b++)
+    {
+      auto blk = std::make_unique<EmuBlock> ();
+      blk->bar = std::make_unique<std::barrier<>> (bs);
+      for (int w = 0; w < bs / 32; w++)
+        blk->warps.push_back (std::make_unique<EmuWarp> ());
+      blk->smem.assign (smem_bytes (bs / 32), 0x5a);
+      blocks.push_back (std::move (blk));
+    }
+  for (int b = 0; b < nblocks; b++)
+    for (int t = 0; t < bs; t++)
+      threads.emplace_back ([&, b, t] {
+        emu_tid = t;
+        emu_bdim = bs;
+        emu_block = blocks[b].get ();
+        fn (p);
+      });
+  for (auto &th : threads)
+    th.join ();
+}
+
+/* ---- the checks ---- */
+static int failures;
+static uint32_t rng_state = 2463534242u;
+static uint32_t
+rng ()
+{
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 17;
+  rng_state ^= rng_state << 5;
+  return rng_state;
+}
+
+static void
+check (int w, int h, int ch, gfx_depth depth, int kernel, int levels, int bs, int margin)
+{
+  gfx_image in, ref, out;
+  gfx_error err;
+  gfx_image_alloc (&in, w, h, ch, ch == 2 || ch == 4, depth, &err);
+  for (size_t i = 0; i < gfx_image_samples (&in); i++)
+    {
+      float v = (float) (rng () % 1000) / 999.0f;
+      if (depth == GFX_F32 && rng () % 10 == 0)
+        v = (rng () & 1) ? 0.5f : v * 1.4f - 0.2f;
+      gfx_sample_set (&in, i, v);
+    }
+  gfx_image_clone (&ref, &in, &err);
+  gfx_image_clone (&out, &in, &err);
+  gfx_halftone_ref (&in, &ref, kernel, levels, &err);
+  /* colour samples poisoned: an unwritten one cannot pass */
+  for (size_t i = 0; i < gfx_image_samples (&out); i++)
+    if (!in.has_alpha || (int) (i % ch) != ch - 1)
+      gfx_sample_set (&out, i, 0.37f);
+  std::vector<unsigned long long> bnd;
+  emu_halftone (&in, &out, kernel, levels, bs, margin, bnd);
+  bool same = memcmp (out.pixels, ref.pixels, gfx_image_bytes (&in)) == 0;
+  printf ("%s emulated gpu == ref %dx%d ch%d depth%d kernel %d levels %d block %d margin %d\n",
+          same ? "PASS" : "FAIL", w, h, ch, (int) depth, kernel, levels, bs, margin);
+  if (!same)
+    {
+      failures++;
+      size_t n = 0;
+      for (size_t i = 0; i < gfx_image_bytes (&in) && n < 5; i++)
+        if (((unsigned char *) out.pixels)[i] != ((unsigned char *) ref.pixels)[i])
+          {
+            size_t s = i / gfx_depth_bytes (depth), px = s / ch;
+            printf ("  byte %zu (x %zu y %zu c %zu): %u vs ref %u\n", i, px % w, px / w, s % ch,
+                    ((unsigned char *) out.pixels)[i], ((unsigned char *) ref.pixels)[i]);
+            n++;
+          }
+    }
+  fflush (stdout);
+  gfx_image_free (&in);
+  gfx_image_free (&ref);
+  gfx_image_free (&out);
+}
+
+int
+main (int argc, char **argv)
+{
+  int full = argc > 1 && !strcmp (argv[1], "--full");
+  if (argc == 9) /* one case: w h channels depth kernel levels block margin */
+    {
+      int a[8];
+      for (int i = 0; i < 8; i++)
+        a[i] = atoi (argv[i + 1]);
+      check (a[0], a[1], a[2], (gfx_depth) a[3], a[4], a[5], a[6], a[7]);
+      return failures ? 1 : 0;
+    }
+  for (int k = 0; k < GFX_KERNEL_COUNT; k++)
+    if (!geometry_matches (k))
+      {
+        printf ("FAIL kernel %d: compile-time taps differ from gfx_kernels\n", k);
+        failures++;
+      }
+  check (1, 1, 1, GFX_U8, 0, 2, 32, 0);
+  check (37, 70, 1, GFX_U8, 0, 2, 32, 0);
+  check (150, 65, 1, GFX_U8, 0, 2, 64, 1);
+  check (1, 40, 1, GFX_U8, 0, 2, 32, 0);
+  check (200, 1, 1, GFX_U8, 0, 2, 32, 40);
+  for (int k = 0; k < GFX_KERNEL_COUNT; k++)
+    check (90, 100, 1, (gfx_depth) (k % 3), k, k % 2 ? 3 : 2, 64, 0);
+  check (60, 80, 4, GFX_U8, 0, 2, 32, 0);
+  check (60, 80, 3, GFX_F32, 1, 256, 32, 5);
+  check (50, 100, 1, GFX_U16, 4, 2, 96, 100000);
+  check (120, 300, 1, GFX_U8, 1, 2, 128, 0); /* several warps and strips */
+  if (full)
+    for (int k = 0; k < GFX_KERNEL_COUNT; k++)
+      for (int l : { 2, 3, 256 })
+        check (131, 97, 2, (gfx_depth) ((k + l) % 3), k, l, 32, 1);
+  printf ("%s\n", failures ? "emulation: FAILURES" : "emulation: all equal");
+  return failures ? 1 : 0;
+}
