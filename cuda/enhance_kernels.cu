@@ -6,7 +6,7 @@
 
 namespace {
 
-constexpr int RED_THREADS = 256, APPLY_THREADS = 256;
+constexpr int RED_THREADS = 256, RED_UNROLL = 4, APPLY_THREADS = 256;
 
 /* --- keys ----------------------------------------------------------------------------- */
 
@@ -84,13 +84,20 @@ reduce_kernel (const KT *__restrict__ key, size_t n, RuleArgs ra, EnhState *st)
   const size_t stride = (size_t) gridDim.x * blockDim.x;
   const size_t nvec = n * sizeof (KT) / 16;
   const uint4 *vec = (const uint4 *) key;
-  for (size_t i = tid; i < nvec; i += stride)
+  for (size_t i = tid; i < nvec; i += RED_UNROLL * stride)
     {
-      uint4 q = vec[i];
-      acc_word (q.x, (KT *) 0, a1, a2);
-      acc_word (q.y, (KT *) 0, a1, a2);
-      acc_word (q.z, (KT *) 0, a1, a2);
-      acc_word (q.w, (KT *) 0, a1, a2);
+      uint4 q[RED_UNROLL]; /* several 16-byte loads in flight per thread */
+#pragma unroll
+      for (int u = 0; u < RED_UNROLL; u++)
+        q[u] = i + u * stride < nvec ? vec[i + u * stride] : make_uint4 (0, 0, 0, 0);
+#pragma unroll
+      for (int u = 0; u < RED_UNROLL; u++)
+        {
+          acc_word (q[u].x, (KT *) 0, a1, a2);
+          acc_word (q[u].y, (KT *) 0, a1, a2);
+          acc_word (q[u].z, (KT *) 0, a1, a2);
+          acc_word (q[u].w, (KT *) 0, a1, a2);
+        }
     }
   for (size_t i = nvec * 16 / sizeof (KT) + tid; i < n; i += stride)
     {
@@ -185,7 +192,7 @@ enh_launch_reduce (const KT *key, size_t n, RuleArgs ra, EnhState *st, int sms, 
   /* Enough blocks to keep every SM streaming, few enough that the last block's pass over
    * the partials is short, and at most 2^15 keys per thread (2^23 per block) so the
    * 64-bit per-thread sums of k^2 (k^2 <= 2^48) cannot overflow. */
-  size_t want = (n + 4095) / 4096, cap = (size_t) sms * 4, need = (n + (1u << 23) - 1) >> 23;
+  size_t want = (n + 4095) / 4096, cap = (size_t) sms * 8, need = (n + (1u << 23) - 1) >> 23;
   size_t blocks = want < cap ? want : cap;
   blocks = blocks < need ? need : blocks < 1 ? 1 : blocks;
   if (blocks > ENH_MAX_BLOCKS)

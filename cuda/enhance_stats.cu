@@ -11,7 +11,8 @@ namespace {
 constexpr int TILE_W = 64, TILE_H = 64, TILE_THREADS = 256, TILE_MAX_R = 16;
 constexpr int HSEG = 8;                                   /* columns per horizontal slide */
 constexpr int VSEG = TILE_H / (TILE_THREADS / TILE_W);    /* rows per vertical slide */
-constexpr int WALK_THREADS = 128;
+constexpr int WALK_THREADS = 128, WALK_STRIP = 128; /* rows per walker: parallelism */
+constexpr int LOAD_BATCH = 4, LOAD_COLS = (TILE_W + 2 * TILE_MAX_R + 31) / 32;
 
 template <class S2, class KT>
 __device__ __forceinline__ S2
@@ -94,11 +95,32 @@ tile_kernel (const KT *__restrict__ key, int w, int h, int r, const EnhState *st
   KT *tin = (KT *) (h1 + th2 * ph); /* the tile and its halo, th2 x tw2 (pitch pin) */
   const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  for (int ty = warp; ty < th2; ty += TILE_THREADS / 32)
+  /* Loads in batches held in registers, so many are in flight per thread (a load-store
+   * loop would wait for each load in turn). */
+  for (int k0 = 0; warp + 8 * k0 < th2; k0 += LOAD_BATCH)
     {
-      const KT *row = key + (size_t) refl (y0 - r + ty, h) * w;
-      for (int tx = lane; tx < tw2; tx += 32)
-        tin[ty * pin + tx] = row[refl (x0 - r + tx, w)];
+      KT v[LOAD_BATCH][LOAD_COLS];
+#pragma unroll
+      for (int k = 0; k < LOAD_BATCH; k++)
+        {
+          int ty = min (warp + 8 * (k0 + k), th2 - 1);
+          const KT *row = key + (size_t) refl (y0 - r + ty, h) * w;
+#pragma unroll
+          for (int j = 0; j < LOAD_COLS; j++)
+            {
+              int tx = min (lane + 32 * j, tw2 - 1);
+              v[k][j] = row[refl (x0 - r + tx, w)];
+            }
+        }
+#pragma unroll
+      for (int k = 0; k < LOAD_BATCH; k++)
+#pragma unroll
+        for (int j = 0; j < LOAD_COLS; j++)
+          {
+            int ty = warp + 8 * (k0 + k), tx = lane + 32 * j;
+            if (ty < th2 && tx < tw2)
+              tin[ty * pin + tx] = v[k][j];
+          }
     }
   __syncthreads ();
   /* Horizontal: each job slides along HSEG outputs of one row; lanes take rows. */
@@ -108,6 +130,7 @@ tile_kernel (const KT *__restrict__ key, int w, int h, int r, const EnhState *st
       const KT *src = tin + row * pin + c0;
       S1 a1 = 0;
       S2 a2 = 0;
+#pragma unroll 4
       for (int e = 0; e <= 2 * r; e++)
         {
           a1 += (S1) src[e];
@@ -133,6 +156,7 @@ tile_kernel (const KT *__restrict__ key, int w, int h, int r, const EnhState *st
   const int c = tid % TILE_W, oy0 = tid / TILE_W * VSEG, gx = x0 + c;
   S1 s1 = 0;
   S2 s2 = 0;
+#pragma unroll 4
   for (int e = 0; e <= 2 * r; e++)
     {
       s1 += h1[(oy0 + e) * ph + c];
@@ -246,6 +270,7 @@ walk_kernel (const typename EnhSums<KT>::S1 *__restrict__ rp1,
   const size_t pitch = (size_t) w + 1;
   S1 s1 = 0;
   S2 s2 = 0;
+#pragma unroll 4
   for (int dy = -r; dy <= r; dy++)
     {
       size_t o = (size_t) refl (y0 + dy, h) * pitch;
@@ -307,9 +332,11 @@ enh_launch_stats (const KT *key, int w, int h, int r, const EnhState *st, EnhSin
   cudaError_t e = cudaPeekAtLastError ();
   if (e != cudaSuccess)
     return e;
-  int strip = 2 * (2 * r + 1) > 64 ? 2 * (2 * r + 1) : 64; /* start-up <= half the strip */
-  dim3 grid ((w + WALK_THREADS - 1) / WALK_THREADS, (h + strip - 1) / strip);
-  walk_kernel<KT><<<grid, WALK_THREADS, 0, stream>>> (rp1, rp2, key, w, h, r, strip, st, sink);
+  /* Short strips: enough walkers to hide the memory latency, at the price of a start-up of
+   * 2r + 1 rows per strip. */
+  dim3 grid ((w + WALK_THREADS - 1) / WALK_THREADS, (h + WALK_STRIP - 1) / WALK_STRIP);
+  walk_kernel<KT><<<grid, WALK_THREADS, 0, stream>>> (rp1, rp2, key, w, h, r, WALK_STRIP, st,
+                                                       sink);
   return cudaPeekAtLastError ();
 }
 
