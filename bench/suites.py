@@ -64,7 +64,7 @@ class Ctx:
 
 
 def _ours_rows(ctx, table, group, filt, src, opts, whole_cmd, mpix, outfile, check=None,
-               threshold=False):
+               threshold=False, one_thread=True):
     """Our in-process row(s) and whole-process row(s) for one input; check(outfile) -> a
     string comparing our written output with a peer's, for the whole-process row.  The
     whole-process baseline is `gpufx bench --copy`: our own start-up, decode and encode
@@ -78,6 +78,8 @@ def _ours_rows(ctx, table, group, filt, src, opts, whole_cmd, mpix, outfile, che
         pass
     # in-process: all cores, one core (how far the parallel path scales), the GPU
     for be, threads in (("cpu", None), ("cpu", 1), ("gpu", None)):
+        if threads and not one_thread:
+            continue
         label = "ours %s" % be
         r = row(group, label + (", 1 thread" if threads else ""), "ours", be, mpix=mpix)
         if be == "gpu" and ctx.gpu_na:
@@ -319,7 +321,8 @@ def iir(ctx):
             b = 16
             return "max diff %.2g" % np.max(np.abs(got[b:-b, b:-b] - four[b:-b, b:-b]))
         _ours_rows(ctx, t, g, "deblur", src, ["--filter", filt],
-                   [ctx.gpufx, "deblur", src, out, "--filter", filt], mpix, out, check)
+                   [ctx.gpufx, "deblur", src, out, "--filter", filt], mpix, out, check,
+                   one_thread=side <= 2048)
     return [t]
 
 
