@@ -15,6 +15,7 @@
 #include "../common/iir.h"
 #include "cli.h"
 #include "cmd_bench.h"
+#include "cmd_identify.h"
 #include "cmd_stability.h"
 
 static const cli_filter FILTERS[] = {
@@ -26,6 +27,8 @@ static const cli_filter FILTERS[] = {
 static const cli_command COMMANDS[] = {
   { NULL, NULL, NULL }, /* placeholder so the table may be empty; skipped */
   { "bench", "[--quick]: in-process timing of the CPU and GPU paths", bench_main },
+  { "identify", "--blurred IN (--sharp REF | --auto) --output FILE: identify a deblur filter",
+    identify_main },
   { "stability", "FILE [--plot PNG] [--stabilise OUT]: IIR filter stability per quadrant",
     stability_main },
 };

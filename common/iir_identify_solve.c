@@ -7,7 +7,7 @@
 
 #include "iir_filter.h"
 
-#define IRLS_MAX_ITER 40
+#define IRLS_MAX_ITER 30
 #define IRLS_TOL 1e-9     /* relative change of the sum of |residuals| that ends IRLS */
 #define IRLS_FLOOR 1e-10  /* final smoothing of |r|, relative to y_rms */
 #define IRLS_SHRINK 0.1  /* smoothing reduction per iteration */

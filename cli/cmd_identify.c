@@ -1,0 +1,138 @@
+/* gpufx identify --blurred IN (--sharp REF | --auto) [--mask M1xM2] [--method ls|lad]
+ *                --output FILE [--fragments PNG]
+ *
+ * Identifies the quadrant filters (SPEC section 3), writes the filter file (the report as
+ * its leading comment) and prints the report: fragments, equations and condition number,
+ * residual, regularisation, one `qN stable margin M` line per quadrant.  Exit status 2 for
+ * bad usage or input (singular equations included), 3 for an unstable filter, 1 otherwise.
+ * --fragments saves a picture of the fragments used (automatic mode: the edges found). */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/iir_file.h"
+#include "../common/iir_identify.h"
+#include "cli.h"
+#include "cmd_identify.h"
+
+typedef struct {
+  char blurred[GFX_PATH_LEN], sharp[GFX_PATH_LEN], mask[GFX_PATH_LEN];
+  char output[GFX_PATH_LEN], fragments[GFX_PATH_LEN];
+  int automatic, method;
+} identify_opts;
+
+#define FIELD(f) offsetof (identify_opts, f)
+
+static const gfx_param_desc identify_cli_params[] = {
+  { .name = "blurred", .type = GFX_PT_STRING, .offset = FIELD (blurred),
+    .flags = GFX_PF_REQUIRED, .help = "the blurred image" },
+  { .name = "sharp", .type = GFX_PT_STRING, .offset = FIELD (sharp),
+    .help = "a sharp image of the same scene and size (else give --auto)" },
+  { .name = "auto", .type = GFX_PT_BOOL, .offset = FIELD (automatic),
+    .help = "find straight edges in the blurred image and retouch them into ideal steps" },
+  { .name = "mask", .type = GFX_PT_STRING, .offset = FIELD (mask),
+    .help = "mask M1xM2 of each quadrant, 1 to 7 each (default 3x3)" },
+  { .name = "method", .type = GFX_PT_ENUM, .offset = FIELD (method), .def = GFX_IDENTIFY_LS,
+    .choices = gfx_identify_method_choices,
+    .help = "ls (least squares) or lad (least absolute deviations)" },
+  { .name = "output", .type = GFX_PT_STRING, .offset = FIELD (output),
+    .flags = GFX_PF_REQUIRED, .help = "the filter file to write" },
+  { .name = "fragments", .type = GFX_PT_STRING, .offset = FIELD (fragments),
+    .help = "save a picture of the fragments used (PNG ...)" },
+};
+
+static gfx_status
+identify_check_opts (const void *values, gfx_error *err)
+{
+  const identify_opts *o = values;
+  if (!o->sharp[0] == !o->automatic)
+    return gfx_fail (err, GFX_ERR_PARAM, "give exactly one of --sharp REF and --auto");
+  return GFX_OK;
+}
+
+static const gfx_param_set identify_cli_set = {
+  "identify", identify_cli_params, sizeof identify_cli_params / sizeof identify_cli_params[0],
+  sizeof (identify_opts), identify_check_opts
+};
+
+/* "M1xM2" checked against the declared mask-rows / mask-cols ranges. */
+static gfx_status
+parse_mask (const char *text, gfx_identify_params *p, gfx_error *err)
+{
+  char tail;
+  if (!text[0])
+    return GFX_OK;
+  if (sscanf (text, "%dx%d%c", &p->mask_rows, &p->mask_cols, &tail) != 2)
+    return gfx_fail (err, GFX_ERR_PARAM, "--mask %s: expected M1xM2, e.g. 3x3", text);
+  gfx_status st = gfx_param_check (gfx_params_find (&gfx_identify_param_set, "mask-rows"), p, err);
+  return st != GFX_OK ? st
+                      : gfx_param_check (gfx_params_find (&gfx_identify_param_set, "mask-cols"),
+                                         p, err);
+}
+
+static gfx_status
+write_fragments (const char *path, const gfx_image *blurred, const gfx_identify_report *rep,
+                 gfx_error *err)
+{
+  gfx_image over;
+  gfx_status st = gfx_fragments_overlay (blurred, rep->fragments, rep->n_fragments, &over, err);
+  if (st == GFX_OK)
+    {
+      st = cli_save (path, &over, err);
+      gfx_image_free (&over);
+    }
+  return st;
+}
+
+static int
+run (const identify_opts *o, const gfx_identify_params *p)
+{
+  gfx_error err;
+  gfx_image blurred = { 0 }, sharp = { 0 };
+  gfx_iir_filter f;
+  gfx_identify_report rep;
+  char note[GFX_MSG_LEN], text[2048];
+  gfx_status st = GFX_OK;
+  if (o->fragments[0])
+    st = cli_check_output (o->fragments, &err);
+  if (st == GFX_OK)
+    st = cli_load (o->blurred, &blurred, note, sizeof note, &err);
+  if (st == GFX_OK && o->sharp[0])
+    st = cli_load (o->sharp, &sharp, note, sizeof note, &err);
+  if (st == GFX_OK)
+    st = gfx_iir_identify (&blurred, o->sharp[0] ? &sharp : NULL, p->mask_rows, p->mask_cols,
+                           p->method, &f, &rep, &err);
+  if (st == GFX_OK)
+    {
+      gfx_identify_report_text (&rep, p->method, text, sizeof text);
+      st = gfx_iir_write (o->output, &f, text, &err);
+    }
+  if (st == GFX_OK && o->fragments[0])
+    st = write_fragments (o->fragments, &blurred, &rep, &err);
+  if (st == GFX_OK)
+    printf ("%s\n", text);
+  gfx_image_free (&blurred);
+  gfx_image_free (&sharp);
+  return st == GFX_OK ? CLI_OK : cli_fail ("identify", cli_exit_code (st), "%s", err.msg);
+}
+
+int
+identify_main (int argc, char **argv)
+{
+  static const cli_spec spec = { "identify", "Identify the four quadrant IIR filters that "
+                                 "deblur an image, from a sharp reference or from edges "
+                                 "found automatically", &identify_cli_set, "", 0, false, false };
+  identify_opts o;
+  cli_args args;
+  gfx_params_defaults (&identify_cli_set, &o);
+  int rc = cli_parse (&spec, argc, argv, &o, &args);
+  if (rc >= 0)
+    return rc;
+  gfx_identify_params p;
+  gfx_error err;
+  gfx_params_defaults (&gfx_identify_param_set, &p);
+  p.method = o.method;
+  if (identify_check_opts (&o, &err) != GFX_OK || parse_mask (o.mask, &p, &err) != GFX_OK)
+    return cli_fail ("identify", CLI_USAGE, "%s", err.msg);
+  return run (&o, &p);
+}

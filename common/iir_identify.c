@@ -1,0 +1,362 @@
+#include "iir_identify.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iir.h"
+#include "pool.h"
+
+#define TILE 64              /* reference mode: tiles of the sharp image used as fragments */
+#define MAX_TILES 48
+#define MAX_PAIRS (MAX_TILES > GFX_FRAG_MAX ? MAX_TILES : GFX_FRAG_MAX)
+#define MAX_ROWS 120000      /* equations per quadrant (then every k-th pixel) */
+/* LAD: each IRLS step solves the whole system again, so its cost (rows x unknowns^2) is
+ * bounded, keeping at least 100 equations per unknown. */
+#define LAD_COST 9e6
+#define MAX_ROWS_LAD 30000
+#define LADDER_SAMPLES 256   /* unit-circle points for the stability of ladder candidates */
+
+/* Regularisation ladder (iir_identify.h); INFINITY = the pure FIR fit. */
+static const double ladder[] = { 0.0, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, INFINITY };
+
+typedef struct {
+  int n, size[MAX_PAIRS];
+  gfx_fragment_pair pairs[MAX_PAIRS];
+  float *store; /* the x and y planes of every pair */
+} pair_set;
+
+static gfx_status
+pairs_alloc (pair_set *ps, int n, int size, gfx_error *err)
+{
+  ps->n = n;
+  ps->store = malloc (sizeof (float) * 2 * (size_t) n * (size_t) size * (size_t) size);
+  if (!ps->store)
+    return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for %d fragments", n);
+  for (int k = 0; k < n; k++)
+    {
+      float *x = ps->store + 2 * (size_t) k * (size_t) size * (size_t) size;
+      ps->size[k] = size;
+      ps->pairs[k] = (gfx_fragment_pair) { x, x + (size_t) size * size, size, size, size };
+    }
+  return GFX_OK;
+}
+
+static void
+copy_window (const float *plane, int width, int x0, int y0, int size, float *dst)
+{
+  for (int i = 0; i < size; i++)
+    memcpy (dst + (size_t) i * size, plane + (size_t) (y0 + i) * width + (size_t) x0,
+            sizeof (float) * (size_t) size);
+}
+
+static double
+window_variance (const float *plane, int width, int x0, int y0, int size)
+{
+  double s = 0, sq = 0, n = (double) size * size;
+  for (int i = 0; i < size; i++)
+    for (int j = 0; j < size; j++)
+      {
+        double v = plane[(size_t) (y0 + i) * width + (size_t) (x0 + j)];
+        s += v, sq += v * v;
+      }
+  return sq / n - (s / n) * (s / n);
+}
+
+typedef struct {
+  double var;
+  int x0, y0;
+} tile;
+
+static int
+by_variance (const void *pa, const void *pb)
+{
+  const tile *a = pa, *b = pb;
+  return a->var > b->var ? -1 : a->var < b->var ? 1 : (a->y0 != b->y0 ? a->y0 - b->y0
+                                                                       : a->x0 - b->x0);
+}
+
+/* The most textured tiles of the sharp reference (flat tiles only teach the DC gain). */
+static gfx_status
+reference_pairs (const float *lb, const float *ls, int w, int h, pair_set *ps,
+                 gfx_identify_report *rep, gfx_error *err)
+{
+  int size = TILE < w ? TILE : w;
+  size = size < h ? size : h;
+  int nx = w / size, ny = h / size;
+  tile *tiles = malloc (sizeof (tile) * (size_t) nx * (size_t) ny);
+  if (!tiles)
+    return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the reference tiles");
+  for (int i = 0; i < ny; i++)
+    for (int j = 0; j < nx; j++)
+      tiles[i * nx + j] = (tile) { window_variance (ls, w, j * size, i * size, size),
+                                   j * size, i * size };
+  qsort (tiles, (size_t) nx * (size_t) ny, sizeof (tile), by_variance);
+  int n = nx * ny < MAX_TILES ? nx * ny : MAX_TILES;
+  gfx_status st = pairs_alloc (ps, n, size, err);
+  for (int k = 0; st == GFX_OK && k < n; k++)
+    {
+      copy_window (lb, w, tiles[k].x0, tiles[k].y0, size, (float *) ps->pairs[k].x);
+      copy_window (ls, w, tiles[k].x0, tiles[k].y0, size, (float *) ps->pairs[k].y);
+      /* For the overlay: a frame without an edge line. */
+      rep->fragments[k] = (gfx_edge_fragment) { .x0 = tiles[k].x0, .y0 = tiles[k].y0,
+                                                .size = size, .angle = NAN };
+    }
+  free (tiles);
+  return st;
+}
+
+static gfx_status
+automatic_pairs (const float *lb, int w, int h, pair_set *ps, gfx_identify_report *rep,
+                 gfx_error *err)
+{
+  gfx_fragment_opts opt;
+  gfx_fragment_opts_default (&opt);
+  gfx_status st = gfx_fragments_find (lb, w, h, &opt, rep->fragments, &rep->n_fragments, err);
+  if (st == GFX_OK)
+    st = pairs_alloc (ps, rep->n_fragments, opt.size, err);
+  for (int k = 0; st == GFX_OK && k < ps->n; k++)
+    {
+      const gfx_edge_fragment *f = &rep->fragments[k];
+      copy_window (lb, w, f->x0, f->y0, f->size, (float *) ps->pairs[k].x);
+      gfx_fragment_step (f, (float *) ps->pairs[k].y);
+    }
+  return st;
+}
+
+/* RMS of (filter(x) - y) over the fragments' interiors (a mask-wide border is left out:
+ * there the image-boundary rule, not the filter, decides).  f == NULL: of (x - y). */
+static gfx_status
+fragment_error (const pair_set *ps, const gfx_iir_filter *f, double *rms, gfx_error *err)
+{
+  double sq = 0.0, count = 0.0;
+  int border = f ? (f->m1 > f->m2 ? f->m1 : f->m2) : GFX_IIR_MAX_MASK;
+  for (int k = 0; k < ps->n; k++)
+    {
+      const gfx_fragment_pair *p = &ps->pairs[k];
+      gfx_image in = { p->width, p->height, 1, false, GFX_F32, (void *) p->x }, out = { 0 };
+      if (f)
+        {
+          gfx_status st = gfx_iir_filter_cpu (f, &in, &out, NULL, err);
+          if (st != GFX_OK)
+            return st;
+        }
+      const float *v = f ? out.pixels : p->x;
+      for (int i = border; i < p->height - border; i++)
+        for (int j = border; j < p->width - border; j++)
+          {
+            double d = (double) v[(size_t) i * p->width + j] - p->y[(size_t) i * p->width + j];
+            sq += d * d, count += 1.0;
+          }
+      if (f)
+        gfx_image_free (&out);
+    }
+  *rms = count > 0 ? sqrt (sq / count) : 0.0;
+  return GFX_OK;
+}
+
+typedef struct {
+  gfx_identify_system *sys;
+  int method;
+  double lambda;
+  gfx_iir_filter *f;
+  gfx_solve_info *info;
+  gfx_status st[GFX_IIR_QUADRANTS];
+} rung_job;
+
+/* Quadrants are independent: worker w fits q = w, w + n, ... (same numbers on any count). */
+static void
+fit_quadrants (void *ctx, int worker, int n_workers)
+{
+  rung_job *job = ctx;
+  for (int q = worker; q < GFX_IIR_QUADRANTS; q += n_workers)
+    {
+      gfx_error ignored;
+      gfx_identify_system *sys = &job->sys[q];
+      job->st[q] = isinf (job->lambda)
+                     ? gfx_identify_solve_fir (sys, job->method, job->f->a[q], job->f->b[q],
+                                               &job->info[q], &ignored)
+                     : gfx_identify_solve (sys, job->method, job->lambda, job->f->a[q],
+                                           job->f->b[q], &job->info[q], &ignored);
+    }
+}
+
+/* The four quadrants fitted at one rung of the ladder; 0 when unusable (a solve failed or
+ * a quadrant's margin is below GFX_IDENTIFY_MIN_MARGIN). */
+static int
+fit_rung (gfx_identify_system *sys, int method, double lambda, gfx_iir_filter *f,
+          gfx_solve_info *info)
+{
+  rung_job job = { sys, method, lambda, f, info, { GFX_OK } };
+  int threads = gfx_threads ();
+  gfx_parallel_run (threads < GFX_IIR_QUADRANTS ? threads : GFX_IIR_QUADRANTS, fit_quadrants,
+                    &job);
+  for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+    if (job.st[q] != GFX_OK)
+      return 0;
+  if (isinf (lambda))
+    return 1; /* B = 1: no poles */
+  gfx_error ignored;
+  gfx_iir_stability stab;
+  if (gfx_iir_stability_check (f, LADDER_SAMPLES, &stab, &ignored) != GFX_OK)
+    return 0;
+  for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+    if (!(stab.margin[q] >= GFX_IDENTIFY_MIN_MARGIN))
+      return 0;
+  return 1;
+}
+
+static void
+record_rung (gfx_identify_report *rep, const gfx_solve_info *info, int method, double lambda,
+             double rms)
+{
+  rep->lambda = lambda;
+  rep->output_rms = rms;
+  rep->residual = 0.0;
+  for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+    {
+      rep->residual_rms[q] = info[q].rms;
+      rep->residual_mean_abs[q] = info[q].mean_abs;
+      rep->residual += (method == GFX_IDENTIFY_LAD ? info[q].mean_abs : info[q].rms) / 4.0;
+    }
+}
+
+static size_t
+lad_rows (int m1, int m2)
+{
+  double n = 2.0 * m1 * m2 - 1, rows = fmin (MAX_ROWS_LAD, LAD_COST / (n * n));
+  return (size_t) fmax (rows, 100 * n);
+}
+
+/* Checks the plain equations (condition, singularity), then walks the ladder. */
+static gfx_status
+identify_pairs (const pair_set *ps, int m1, int m2, int method, gfx_iir_filter *out,
+                gfx_identify_report *rep, gfx_error *err)
+{
+  static const char *const qname[] = { "q1", "q2", "q3", "q4" };
+  gfx_identify_system sys[GFX_IIR_QUADRANTS] = { 0 };
+  gfx_status st = GFX_OK;
+  for (int q = 0; st == GFX_OK && q < GFX_IIR_QUADRANTS; q++)
+    {
+      gfx_solve_info info;
+      double a[GFX_IIR_MAX_MASK * GFX_IIR_MAX_MASK], b[GFX_IIR_MAX_MASK * GFX_IIR_MAX_MASK];
+      st = gfx_identify_system_build (ps->pairs, ps->n, q, m1, m2,
+                                      method == GFX_IDENTIFY_LAD ? lad_rows (m1, m2) : MAX_ROWS,
+                                      &sys[q], err);
+      if (st == GFX_OK)
+        st = gfx_identify_solve (&sys[q], GFX_IDENTIFY_LS, 0.0, a, b, &info, err);
+      if (st == GFX_OK)
+        rep->equations[q] = sys[q].rows, rep->cond[q] = info.cond;
+      else if (err)
+        {
+          char msg[GFX_MSG_LEN];
+          snprintf (msg, sizeof msg, "%s", err->msg);
+          gfx_fail (err, st, "%s: %s", qname[q], msg);
+        }
+    }
+  double best = INFINITY;
+  for (size_t k = 0; st == GFX_OK && k < sizeof ladder / sizeof ladder[0]; k++)
+    {
+      gfx_iir_filter f = { .m1 = m1, .m2 = m2 };
+      gfx_solve_info info[GFX_IIR_QUADRANTS];
+      double rms;
+      if (!fit_rung (sys, method, ladder[k], &f, info))
+        continue;
+      st = fragment_error (ps, &f, &rms, err);
+      if (st == GFX_OK && rms < best)
+        {
+          best = rms;
+          *out = f;
+          record_rung (rep, info, method, ladder[k], rms);
+        }
+    }
+  for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+    gfx_identify_system_free (&sys[q]);
+  if (st == GFX_OK && isinf (best))
+    st = gfx_fail (err, GFX_ERR_INPUT, "no usable filter: every fit failed");
+  return st;
+}
+
+static gfx_status
+check_images (const gfx_image *blurred, const gfx_image *sharp, int m1, int m2, gfx_error *err)
+{
+  if (m1 < 1 || m1 > GFX_IIR_MAX_MASK || m2 < 1 || m2 > GFX_IIR_MAX_MASK)
+    return gfx_fail (err, GFX_ERR_PARAM, "mask %d x %d: rows and columns must be 1 to %d", m1,
+                     m2, GFX_IIR_MAX_MASK);
+  if (sharp && (sharp->width != blurred->width || sharp->height != blurred->height))
+    return gfx_fail (err, GFX_ERR_INPUT, "the sharp reference is %d x %d but the blurred image "
+                     "is %d x %d: they must cover the same area", sharp->width, sharp->height,
+                     blurred->width, blurred->height);
+  if (blurred->width < 2 * m2 || blurred->height < 2 * m1)
+    return gfx_fail (err, GFX_ERR_INPUT, "image %d x %d is too small for a %d x %d mask",
+                     blurred->width, blurred->height, m1, m2);
+  return GFX_OK;
+}
+
+gfx_status
+gfx_iir_identify (const gfx_image *blurred, const gfx_image *sharp, int m1, int m2, int method,
+                  gfx_iir_filter *out, gfx_identify_report *report, gfx_error *err)
+{
+  gfx_identify_report local;
+  gfx_identify_report *rep = report ? report : &local;
+  memset (rep, 0, sizeof *rep);
+  if (method != GFX_IDENTIFY_LS && method != GFX_IDENTIFY_LAD)
+    return gfx_fail (err, GFX_ERR_PARAM, "method %d: 0 (least squares) or 1 (least absolute "
+                     "deviations)", method);
+  gfx_status st = check_images (blurred, sharp, m1, m2, err);
+  if (st != GFX_OK)
+    return st;
+  int w = blurred->width, h = blurred->height;
+  size_t n = (size_t) w * (size_t) h;
+  float *lb = malloc (n * sizeof (float)), *ls = sharp ? malloc (n * sizeof (float)) : NULL;
+  pair_set ps = { 0 };
+  if (!lb || (sharp && !ls))
+    st = gfx_fail (err, GFX_ERR_NOMEM, "out of memory for a %d x %d luminance plane", w, h);
+  if (st == GFX_OK)
+    {
+      gfx_luminance_plane (blurred, lb);
+      rep->automatic = !sharp;
+      if (sharp)
+        gfx_luminance_plane (sharp, ls);
+      st = sharp ? reference_pairs (lb, ls, w, h, &ps, rep, err)
+                 : automatic_pairs (lb, w, h, &ps, rep, err);
+    }
+  rep->n_fragments = ps.n;
+  if (st == GFX_OK)
+    st = fragment_error (&ps, NULL, &rep->blurred_rms, err);
+  if (st == GFX_OK)
+    st = identify_pairs (&ps, m1, m2, method, out, rep, err);
+  if (st == GFX_OK)
+    st = gfx_iir_stability_check (out, 0, &rep->stability, err);
+  if (st == GFX_OK && !rep->stability.all_stable)
+    st = gfx_fail (err, GFX_ERR_UNSTABLE, "the identified filter is unstable");
+  free (lb), free (ls), free (ps.store);
+  return st;
+}
+
+void
+gfx_identify_report_text (const gfx_identify_report *r, int method, char *buf, size_t len)
+{
+  size_t at = 0;
+#define ADD(...) at += (size_t) snprintf (buf + at, at < len ? len - at : 0, __VA_ARGS__)
+  ADD ("fragments: %d %s\n", r->n_fragments,
+       r->automatic ? "edges found automatically" : "tiles of the sharp reference");
+  double cond = 0;
+  for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+    cond = fmax (cond, r->cond[q]);
+  ADD ("equations: %zu per quadrant, condition number %.3g\n", r->equations[0], cond);
+  ADD ("residual (%s): %.6g\n", method == GFX_IDENTIFY_LAD ? "mean absolute" : "RMS",
+       r->residual);
+  if (isinf (r->lambda))
+    ADD ("regularisation: recursive part dropped (FIR fit)\n");
+  else
+    ADD ("regularisation: lambda %g\n", r->lambda);
+  ADD ("fragments RMS error: %.6g blurred, %.6g filtered\n", r->blurred_rms, r->output_rms);
+  for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+    ADD ("q%d %s margin %.4f\n", q + 1, r->stability.stable[q] ? "stable" : "unstable",
+         r->stability.margin[q]);
+#undef ADD
+  if (at > 0 && at <= len)
+    buf[at - 1] = '\0'; /* no trailing newline */
+}

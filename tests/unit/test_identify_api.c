@@ -1,0 +1,129 @@
+/* gfx_iir_identify end to end: on a blurred synthetic scene the identified filter is
+ * stable, finite and brings the fragments closer to their sharp versions, in both modes
+ * and both methods; bad inputs are clear errors and leave no NaN behind. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/iir_identify.h"
+#include "check.h"
+
+#define W 192
+#define H 192
+
+static unsigned rng = 7u;
+static double
+uniform (void)
+{
+  rng = rng * 1664525u + 1013904223u;
+  return (rng >> 8) * (1.0 / 16777216.0);
+}
+
+/* Rectangles and a rotated square (edges of several orientations) over a flat field. */
+static void
+scene (float *img)
+{
+  for (int i = 0; i < H; i++)
+    for (int j = 0; j < W; j++)
+      {
+        double v = 0;
+        for (int s = 0; s < 16; s++)
+          {
+            double x = j + (s % 4 + 0.5) / 4 - 96, y = i + (s / 4 + 0.5) / 4 - 96;
+            double u = x * cos (0.4) + y * sin (0.4), w = -x * sin (0.4) + y * cos (0.4);
+            v += fabs (u) < 45 && fabs (w) < 45 ? 0.8 : (i < 40 && j > 100) ? 0.5 : 0.15;
+          }
+        img[i * W + j] = (float) (v / 16);
+      }
+}
+
+/* 3 x 3 binomial blur twice (about a Gaussian of sigma 1), edges replicated. */
+static void
+blur (const float *in, float *out)
+{
+  static float tmp[W * H];
+  memcpy (out, in, sizeof tmp);
+  for (int pass = 0; pass < 2; pass++)
+    {
+      for (int i = 0; i < H; i++)
+        for (int j = 0; j < W; j++)
+          {
+            int l = j ? j - 1 : 0, r = j < W - 1 ? j + 1 : j;
+            tmp[i * W + j] = 0.25f * out[i * W + l] + 0.5f * out[i * W + j] + 0.25f * out[i * W + r];
+          }
+      for (int i = 0; i < H; i++)
+        for (int j = 0; j < W; j++)
+          {
+            int u = i ? i - 1 : 0, d = i < H - 1 ? i + 1 : i;
+            out[i * W + j] = 0.25f * tmp[u * W + j] + 0.5f * tmp[i * W + j] + 0.25f * tmp[d * W + j];
+          }
+    }
+}
+
+static int
+finite_filter (const gfx_iir_filter *f)
+{
+  for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+    for (int k = 0; k < f->m1 * f->m2; k++)
+      if (!isfinite (f->a[q][k]) || !isfinite (f->b[q][k]))
+        return 0;
+  return 1;
+}
+
+static void
+run_mode (const gfx_image *blurred, const gfx_image *sharp, int method, const char *name)
+{
+  gfx_iir_filter f;
+  gfx_identify_report rep;
+  gfx_error err = { 0 };
+  gfx_status st = gfx_iir_identify (blurred, sharp, 3, 3, method, &f, &rep, &err);
+  CHECK (st == GFX_OK, "identify_%s_succeeds (%s)", name, st == GFX_OK ? "ok" : err.msg);
+  if (st != GFX_OK)
+    return;
+  CHECK (finite_filter (&f) && rep.stability.all_stable && f.m1 == 3 && f.m2 == 3,
+         "identify_%s_filter_finite_and_stable (margins %.3f %.3f %.3f %.3f)", name,
+         rep.stability.margin[0], rep.stability.margin[1], rep.stability.margin[2],
+         rep.stability.margin[3]);
+  CHECK (rep.output_rms < 0.8 * rep.blurred_rms,
+         "identify_%s_filter_sharpens_fragments (RMS %.4f -> %.4f)", name, rep.blurred_rms,
+         rep.output_rms);
+  CHECK (rep.cond[0] > 1 && rep.cond[0] < GFX_IDENTIFY_MAX_COND && rep.equations[0] > 100
+           && rep.residual > 0 && isfinite (rep.residual),
+         "identify_%s_report_filled (cond %.3g, %zu equations, residual %.4g, lambda %g)", name,
+         rep.cond[0], rep.equations[0], rep.residual, rep.lambda);
+}
+
+int
+main (void)
+{
+  static float sharp_px[W * H], blur_px[W * H], noisy[W * H];
+  scene (sharp_px);
+  for (int p = 0; p < W * H; p++) /* texture, so that the reference tiles are not flat */
+    sharp_px[p] += (float) (0.04 * (uniform () - 0.5));
+  blur (sharp_px, blur_px);
+  gfx_image sharp = { W, H, 1, false, GFX_F32, sharp_px };
+  gfx_image blurred = { W, H, 1, false, GFX_F32, blur_px };
+  run_mode (&blurred, &sharp, GFX_IDENTIFY_LS, "reference_ls");
+  run_mode (&blurred, &sharp, GFX_IDENTIFY_LAD, "reference_lad");
+  run_mode (&blurred, NULL, GFX_IDENTIFY_LS, "auto_ls");
+  run_mode (&blurred, NULL, GFX_IDENTIFY_LAD, "auto_lad");
+
+  gfx_iir_filter f;
+  memset (&f, 0, sizeof f);
+  gfx_error err = { 0 };
+  for (int p = 0; p < W * H; p++)
+    noisy[p] = 0.3f;
+  gfx_image flat = { W, H, 1, false, GFX_F32, noisy };
+  gfx_status st = gfx_iir_identify (&flat, &flat, 3, 3, GFX_IDENTIFY_LS, &f, NULL, &err);
+  CHECK (st == GFX_ERR_INPUT && strstr (err.msg, "singular") && finite_filter (&f),
+         "identify_constant_image_singular (%s)", err.msg);
+  gfx_image half = { W / 2, H, 1, false, GFX_F32, sharp_px };
+  st = gfx_iir_identify (&blurred, &half, 3, 3, GFX_IDENTIFY_LS, &f, NULL, &err);
+  CHECK (st == GFX_ERR_INPUT && strstr (err.msg, "same area"), "identify_size_mismatch (%s)",
+         err.msg);
+  st = gfx_iir_identify (&blurred, NULL, 3, 8, GFX_IDENTIFY_LS, &f, NULL, &err);
+  CHECK (st == GFX_ERR_PARAM, "identify_mask_out_of_range (%s)", err.msg);
+  st = gfx_iir_identify (&blurred, NULL, 3, 3, 2, &f, NULL, &err);
+  CHECK (st == GFX_ERR_PARAM, "identify_bad_method (%s)", err.msg);
+  return check_exit_status ();
+}
