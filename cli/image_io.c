@@ -1,6 +1,7 @@
 /* Reading and writing images with GEGL for the CLI (see cli.h). */
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +16,30 @@ static bool gegl_started;
 /* The temporary file being written, removed if a signal ends the process meanwhile. */
 static char pending_tmp[GFX_PATH_LEN + 32];
 
+/* GEGL's and GLib's warnings (a broken file gives several) are kept, not printed: the CLI
+ * says one line, which quotes the first of them.  GPUFX_DEBUG=1 prints them as well. */
+static char gegl_said[256];
+
+static void
+keep_warning (const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data)
+{
+  (void) data;
+  bool warning = level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  if (warning && !gegl_said[0])
+    snprintf (gegl_said, sizeof gegl_said, "%s", message);
+  for (char *c = gegl_said; *c; c++)
+    if (*c == '\n')
+      *c = ' ';
+  if (getenv ("GPUFX_DEBUG"))
+    g_log_default_handler (domain, level, message, NULL);
+}
+
 static void
 start_gegl (void)
 {
   if (!gegl_started)
     {
+      g_log_set_default_handler (keep_warning, NULL);
       gegl_init (NULL, NULL);
       gegl_started = true;
     }
@@ -80,7 +100,12 @@ load_buffer (const char *path)
   GeglNode *sink = gegl_node_new_child (graph, "operation", "gegl:buffer-sink", "buffer",
                                         &buffer, NULL);
   gegl_node_link (load, sink);
-  gegl_node_process (sink);
+  /* An unreadable file has an empty extent or, through the magick fallback loader, at
+   * times an infinite one; processing either can take for ever. */
+  GeglRectangle box = gegl_node_get_bounding_box (load);
+  if (box.width > 0 && box.height > 0 && !gegl_rectangle_is_infinite_plane (&box)
+      && (size_t) box.width * (size_t) box.height <= GFX_MAX_SAMPLES / 4)
+    gegl_node_process (sink);
   g_object_unref (graph);
   return buffer;
 }
@@ -95,13 +120,15 @@ cli_load (const char *path, gfx_image *img, char *note, size_t note_len, gfx_err
     return gfx_fail (err, GFX_ERR_INPUT, "%s: cannot read: %s", path, strerror (errno));
   fclose (f);
   start_gegl ();
+  gegl_said[0] = '\0';
   GeglBuffer *buffer = load_buffer (path);
   const GeglRectangle *r = buffer ? gegl_buffer_get_extent (buffer) : NULL;
   if (!r || r->width < 1 || r->height < 1)
     {
       if (buffer)
         g_object_unref (buffer);
-      return gfx_fail (err, GFX_ERR_INPUT, "%s: GEGL cannot read this file as an image", path);
+      return gfx_fail (err, GFX_ERR_INPUT, "%s: GEGL cannot read this file as an image%s%s%s",
+                       path, gegl_said[0] ? " (" : "", gegl_said, gegl_said[0] ? ")" : "");
     }
   int colors;
   bool alpha;

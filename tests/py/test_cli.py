@@ -44,6 +44,13 @@ def check_usage_errors(src, out):
                  ["halftone", "/nonexistent/in.png", out], 2, "/nonexistent/in.png")
     expect_error("output extension without a saver: exit 2", ["halftone", src, out + ".xyz"], 2,
                  ".xyz")
+    tmp = os.path.dirname(out)
+    for name in ("junk.png", "junk.tif", "junk.xyz"):  # .xyz goes to GEGL's magick fallback
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write("not an image\n")
+        expect_error(f"not an image ({name}): exit 2, one line", ["halftone", path, out], 2,
+                     name, "cannot read")
     T.check(not os.path.exists(out), "nothing written after usage errors", out)
 
 
