@@ -255,6 +255,7 @@ cli_save (const char *path, const gfx_image *img, gfx_error *err)
   snprintf (pending_tmp, sizeof pending_tmp, "%s", tmp);
   signal (SIGINT, remove_pending);
   signal (SIGTERM, remove_pending);
+  gegl_said[0] = '\0';
   bool written = true;
   if (!strcmp (op, "gegl:ppm-save") && !img->has_alpha)
     written = write_pnm (tmp, img);
@@ -271,7 +272,8 @@ cli_save (const char *path, const gfx_image *img, gfx_error *err)
   struct stat sb;
   /* GEGL savers report failure only as a warning: an empty file is the sign. */
   if (!written || stat (tmp, &sb) != 0 || sb.st_size == 0)
-    st = gfx_fail (err, GFX_ERR_IO, "%s: GEGL (%s) could not write the image", path, op);
+    st = gfx_fail (err, GFX_ERR_IO, "%s: GEGL (%s) could not write the image%s%s%s", path, op,
+                   gegl_said[0] ? " (" : "", gegl_said, gegl_said[0] ? ")" : "");
   else if (rename (tmp, path) != 0)
     st = gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", path, strerror (errno));
   if (st != GFX_OK)
