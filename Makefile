@@ -45,7 +45,11 @@ CORE_LIB := $(BUILD)/libgfxcore.a
 
 UI_SRC     := $(wildcard ui/*.c)
 UI_OBJ     := $(UI_SRC:%.c=$(BUILD)/obj/%.o)
-PLUGINS    := $(patsubst plugins/%.c,$(BUILD)/gpufx-%,$(wildcard plugins/*.c))
+# plugins/*_glue.c: GIMP code of a procedure that lives in another plug-in's executable
+# (plug-in-gpufx-iir-identify inside gpufx-iir-deblur, SPEC section 4), linked there.
+PLUGIN_GLUE := $(wildcard plugins/*_glue.c)
+GLUE_OBJ   := $(PLUGIN_GLUE:%.c=$(BUILD)/obj/%.o)
+PLUGINS    := $(patsubst plugins/%.c,$(BUILD)/gpufx-%,$(filter-out $(PLUGIN_GLUE),$(wildcard plugins/*.c)))
 CLI_SRC    := $(wildcard cli/*.c)
 CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 CLI        := $(if $(CLI_SRC),$(BUILD)/gpufx)
@@ -74,11 +78,13 @@ $(BUILD)/obj/%.o: %.cu
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 # GIMP- and GEGL-using objects get the package flags (GLib headers are not C11-clean).
-$(UI_OBJ) $(PLUGINS:$(BUILD)/gpufx-%=$(BUILD)/obj/plugins/%.o): CFLAGS += $(GIMP_CFLAGS) -std=gnu11
+$(UI_OBJ) $(GLUE_OBJ) $(PLUGINS:$(BUILD)/gpufx-%=$(BUILD)/obj/plugins/%.o): CFLAGS += $(GIMP_CFLAGS) -std=gnu11
 $(CLI_OBJ): CFLAGS += $(GEGL_CFLAGS) -std=gnu11
 
 $(BUILD)/gpufx-%: $(BUILD)/obj/plugins/%.o $(UI_OBJ) $(CORE_LIB)
-	$(CC) $(LDFLAGS) $^ -o $@ $(GIMP_LIBS) $(CUDA_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) $(filter %.o,$^) $(CORE_LIB) -o $@ $(GIMP_LIBS) $(CUDA_LIBS) $(LDLIBS)
+
+$(BUILD)/gpufx-iir-deblur: $(GLUE_OBJ)
 
 $(BUILD)/gpufx: $(CLI_OBJ) $(CORE_LIB)
 	$(CC) $(LDFLAGS) $^ -o $@ $(GEGL_LIBS) $(CUDA_LIBS) $(LDLIBS)

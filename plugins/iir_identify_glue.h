@@ -1,0 +1,26 @@
+/* plug-in-gpufx-iir-identify (SPEC section 4, issue 7): its GIMP side, linked into the
+ * deblur executable (the Makefile links the plugins/NAME_glue.c files there).  The deblur
+ * plug-in wires it with:
+ *   query(): gfx_identify_pdb_install ();
+ *   run():   if (strcmp (name, GFX_IDENTIFY_PROC) == 0)
+ *              return gfx_identify_pdb_run (nparams, param, nreturn_vals, return_vals); */
+#ifndef GFX_IIR_IDENTIFY_GLUE_H
+#define GFX_IIR_IDENTIFY_GLUE_H
+
+#include "../ui/plugin.h"
+
+#define GFX_IDENTIFY_PROC "plug-in-gpufx-iir-identify"
+
+/* Registers the procedure: run-mode, image, drawable (the blurred one), then sharp-drawable
+ * (-1 = automatic fragments), mask-rows, mask-cols, method, filter-file; returns the
+ * residual (FLOAT).  No menu entry: the deblur dialog's "Identify" part calls it. */
+void gfx_identify_pdb_install (void);
+
+/* Reads the blurred drawable's selection box (and the same box of the sharp drawable),
+ * identifies, writes filter-file and returns the residual; errors (singular equations,
+ * sizes that differ, a parameter out of range) are the procedure's error message.
+ * Interactive runs use the last values. */
+void gfx_identify_pdb_run (gint nparams, const GimpParam *param, gint *nreturn_vals,
+                           GimpParam **return_vals);
+
+#endif
