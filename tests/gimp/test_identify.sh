@@ -9,6 +9,10 @@ if [ ! -x "$build/gpufx-iir-deblur" ]; then
   skip gimp/identify "$build/gpufx-iir-deblur not built (identify lives in its executable)"
   exit 0
 fi
+if ! grep -q gfx_identify_pdb_run "$top/plugins/iir-deblur.c" 2>/dev/null; then
+  fail identify-wired "plugins/iir-deblur.c does not call gfx_identify_pdb_install/run (see plugins/iir_identify_glue.h)"
+  exit 1
+fi
 gimp_setup gimp/identify
 cli=$build/gpufx
 "$py" - "$work" <<'PY' || { fail inputs "could not write the inputs"; exit 1; }
