@@ -11,7 +11,7 @@
 
 /* A cursor over the text that skips white space and comments and knows its line. */
 typedef struct {
-  const char *p;
+  const char *p, *start;
   int line;
   const char *source;
   char tok[64]; /* the current token, cut for messages */
@@ -44,6 +44,9 @@ next_token (lexer *lx)
   lx->tok_line = lx->line;
   if (!*lx->p)
     {
+      /* The file ends on its last line, not on the empty one after its final newline. */
+      if (lx->line > 1 && lx->p > lx->start && lx->p[-1] == '\n')
+        lx->tok_line = lx->line - 1;
       snprintf (lx->tok, sizeof lx->tok, "the end of the file");
       return false;
     }
@@ -95,7 +98,7 @@ expect_number (lexer *lx, double *v, const char *what, gfx_error *err)
   double d = strtod (start, &end);
   if (end != lx->p || end == start)
     return expected (lx, err, what);
-  if (!isfinite (d) || errno == ERANGE)
+  if (!isfinite (d) || (errno == ERANGE && d == 0)) /* subnormals are fine */
     return gfx_fail (err, GFX_ERR_INPUT, "%s:%d: expected %s, found %s which is not a finite "
                      "double-precision number", lx->source, lx->tok_line, what, lx->tok);
   *v = d;
@@ -128,22 +131,24 @@ parse_block (lexer *lx, int q, char kind, int m2, int n, double *out, gfx_error 
   gfx_status st = expect_word (lx, word, what, err);
   if (st == GFX_OK)
     st = expect_word (lx, kw, what, err);
+  int first_line = 0;
   for (int i = 0; st == GFX_OK && i < n; i++)
     {
       snprintf (what, sizeof what, "a number: coefficient %d of %d of q%d %c, %c(%d,%d)", i + 1,
                 n, q + 1, kind, kind, i / m2, i % m2);
       st = expect_number (lx, &out[i], what, err);
+      first_line = i == 0 ? lx->tok_line : first_line;
     }
   if (st == GFX_OK && kind == 'b' && out[0] != 1.0)
     return gfx_fail (err, GFX_ERR_INPUT, "%s:%d: q%d b: the first coefficient b(0,0) must be "
-                     "1, found %.17g", lx->source, lx->tok_line, q + 1, out[0]);
+                     "1, found %.17g", lx->source, first_line, q + 1, out[0]);
   return st;
 }
 
 gfx_status
 gfx_iir_parse (const char *text, const char *source, gfx_iir_filter *f, gfx_error *err)
 {
-  lexer lx = { .p = text, .line = 1, .source = source ? source : "<string>" };
+  lexer lx = { .p = text, .start = text, .line = 1, .source = source ? source : "<string>" };
   memset (f, 0, sizeof *f);
   gfx_status st = expect_word (&lx, GFX_IIR_FILE_MAGIC, "'" GFX_IIR_FILE_MAGIC "' (the "
                                "first word of a filter file)", err);

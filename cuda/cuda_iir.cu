@@ -5,9 +5,11 @@
  * pixels a warp computes together lie on one anti-diagonal and are independent.  Each
  * thread keeps its windows x(r-k1, c-k2), y(r-k1, c-k2) in registers: column history moves
  * by a register shift, the rows above arrive by __shfl_up from the lane above (which held
- * them one step earlier).  Lane 0 reads the rows above its group (the last M1-1 rows of
- * group g-1, kept as doubles in a boundary buffer) once group g-1's progress flag says they
- * are written.  Warps take (group, quadrant, channel) from an atomic ticket in start order,
+ * them one step earlier).  Work goes in chunks of CH columns: each thread's own row is
+ * loaded a chunk ahead, and at a chunk's start the warp fetches the rows above the group
+ * (the last M1-1 rows of group g-1, kept as doubles in a boundary buffer) into shared
+ * memory for lane 0, once group g-1's progress flag (acquire / release) says they are
+ * written.  Warps take (group, quadrant, channel) from an atomic ticket in start order,
  * so a warp only ever waits for a group whose warp is already running.  The per-pixel sum
  * is gfx_iir_point, shared with the CPU path.  A second kernel forms the mean. */
 #include "cuda_iir.h"
@@ -22,7 +24,8 @@ namespace
 
 constexpr unsigned FULL = 0xffffffffu;
 constexpr int AUTO_WARPS = 4;
-constexpr int AUTO_SYNC = 8;
+constexpr int AUTO_SYNC = 1;   /* chunks between progress publications */
+constexpr int CH = 16;         /* columns per chunk: prefetch and hand-off unit */
 constexpr int MAX_WARPS = 8; /* per block: keeps the register budget of the 7x7 windows */
 
 __constant__ double c_a[GFX_IIR_QUADRANTS][GFX_IIR_W * GFX_IIR_W];
@@ -42,7 +45,7 @@ struct Args
 };
 
 /* Input sample at (n1, n2) of quadrant q's frame, rows clamped to the image (edge rule). */
-__device__ __forceinline__ double
+__device__ __forceinline__ float
 load_x (const Args &A, int q, int ch, int n1, int n2)
 {
   n1 = n1 < 0 ? 0 : n1;
@@ -56,23 +59,70 @@ load_x (const Args &A, int q, int ch, int n1, int n2)
     }
 }
 
-/* Lane 0 spins until group g-1 has completed `need` steps, then makes its writes visible. */
+/* One chunk of a thread's own row, columns c0 .. c0 + CH - 1 (0 outside the image); issued
+ * a chunk ahead so the loads are in flight while the previous chunk computes. */
+__device__ __forceinline__ void
+load_chunk (const Args &A, int q, int ch, int r, bool row_ok, int c0, float (&x)[CH])
+{
+#pragma unroll
+  for (int j = 0; j < CH; j++)
+    x[j] = row_ok && c0 + j >= 0 && c0 + j < A.W ? load_x (A, q, ch, r, c0 + j) : 0.0f;
+}
+
+/* Lane 0 waits (acquire) until group g-1 has completed `need` steps; all lanes get the
+ * value it saw. */
 __device__ __forceinline__ int
 wait_for (const int *flag, int need, int lane)
 {
   int seen = 0;
   if (lane == 0)
-    {
-      while ((seen = *(const volatile int *) flag) < need)
-        __nanosleep (32);
-      __threadfence ();
-    }
+    for (;;)
+      {
+        asm volatile ("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(seen) : "l"(flag) : "memory");
+        if (seen >= need)
+          break;
+        __nanosleep (20);
+      }
   return __shfl_sync (FULL, seen, 0);
+}
+
+/* Publishes `steps` completed: the lanes that wrote boundary rows make them visible, then
+ * lane 0 stores the flag with release semantics. */
+__device__ __forceinline__ void
+publish (int *flag, int steps, int lane, int m1)
+{
+  if (lane >= 32 - (m1 - 1))
+    __threadfence ();
+  __syncwarp ();
+  if (lane == 0)
+    asm volatile ("st.release.gpu.global.s32 [%0], %1;" ::"l"(flag), "r"(steps) : "memory");
+}
+
+/* Lanes j < CH fetch column t0 + j of the rows above the group (x, and y from group g-1's
+ * boundary rows or y = x above the image) into the warp's shared buffers for lane 0. */
+template <int MR>
+__device__ __forceinline__ void
+fetch_above (const Args &A, int q, int ch, int r0, int t0, int lane, const double *bnd_prev,
+             double (*s_x)[CH], double (*s_y)[CH])
+{
+  const int col = t0 + lane;
+  if (lane < CH && col < A.W)
+#pragma unroll
+    for (int k1 = 1; k1 < MR; k1++)
+      if (k1 < A.m1)
+        {
+          int above = r0 - k1;
+          double xv = load_x (A, q, ch, above, col);
+          s_x[k1 - 1][lane] = xv;
+          s_y[k1 - 1][lane] = above < 0 ? xv : __ldcg (bnd_prev + (size_t) (k1 - 1) * A.W + col);
+        }
+  __syncwarp ();
 }
 
 template <int MR, int MC>
 __device__ void
-run_group (const Args &A, int g, int q, int ch, int lane)
+run_group (const Args &A, int g, int q, int ch, int lane, double (*s_x)[CH],
+           double (*s_y)[CH])
 {
   const int W = A.W, m1 = A.m1, m2 = A.m2, r = g * 32 + lane, steps = W + 31;
   const bool row_ok = r < A.H;
@@ -88,64 +138,76 @@ run_group (const Args &A, int g, int q, int ch, int lane)
 #pragma unroll
   for (int i = 0; i < MR * GFX_IIR_W; i++)
     xw[i] = yw[i] = 0.0;
-  int known = 0, next_publish = A.sync;
-  for (int t = 0; t < steps; t++)
+  float xq[CH], xn[CH];
+  load_chunk (A, q, ch, r, row_ok, -lane, xq);
+  int known = 0, chunks = 0;
+  for (int t0 = 0; t0 < steps; t0 += CH)
     {
-      const int c = t - lane;
-      if (g > 0 && m1 > 1 && t < W && known < t + 32)
-        known = wait_for (flag_prev, t + 32, lane);
-      double nx[MR], ny[MR];
-#pragma unroll
-      for (int k1 = 1; k1 < MR; k1++)
+      load_chunk (A, q, ch, r, row_ok, t0 + CH - lane, xn);
+      if (m1 > 1 && t0 < W)
         {
-          nx[k1] = __shfl_up_sync (FULL, xw[(k1 - 1) * GFX_IIR_W], 1);
-          ny[k1] = __shfl_up_sync (FULL, yw[(k1 - 1) * GFX_IIR_W], 1);
+          /* Lane 32-k1 of group g-1 computes column c at step c + 32 - k1. */
+          int need = min (t0 + CH + 31, steps);
+          if (g > 0 && known < need)
+            known = wait_for (flag_prev, need, lane);
+          fetch_above<MR> (A, q, ch, g * 32, t0, lane, bnd_prev, s_x, s_y);
         }
 #pragma unroll
-      for (int k1 = 0; k1 < MR; k1++)
-#pragma unroll
-        for (int k2 = MC - 1; k2 > 0; k2--)
-          {
-            xw[k1 * GFX_IIR_W + k2] = xw[k1 * GFX_IIR_W + k2 - 1];
-            yw[k1 * GFX_IIR_W + k2] = yw[k1 * GFX_IIR_W + k2 - 1];
-          }
-      const bool col_ok = c >= 0 && c < W;
-      xw[0] = row_ok && col_ok ? load_x (A, q, ch, r, c) : 0.0;
-#pragma unroll
-      for (int k1 = 1; k1 < MR; k1++)
+      for (int j = 0; j < CH; j++)
         {
-          xw[k1 * GFX_IIR_W] = nx[k1];
-          yw[k1 * GFX_IIR_W] = ny[k1];
-          if (lane == 0 && k1 < m1 && col_ok)
+          const int c = t0 + j - lane;
+          double nx[MR], ny[MR];
+#pragma unroll
+          for (int k1 = 1; k1 < MR; k1++)
             {
-              int above = r - k1; /* in group g-1, or above the image: y = x there */
-              xw[k1 * GFX_IIR_W] = load_x (A, q, ch, above, c);
-              yw[k1 * GFX_IIR_W] = above < 0 ? xw[k1 * GFX_IIR_W]
-                                              : __ldcg (bnd_prev + (size_t) (k1 - 1) * W + c);
+              nx[k1] = __shfl_up_sync (FULL, xw[(k1 - 1) * GFX_IIR_W], 1);
+              ny[k1] = __shfl_up_sync (FULL, yw[(k1 - 1) * GFX_IIR_W], 1);
             }
-        }
-      if (c == 0) /* left of the image: x replicated, y = x */
 #pragma unroll
-        for (int k1 = 0; k1 < MR; k1++)
+          for (int k1 = 0; k1 < MR; k1++)
 #pragma unroll
-          for (int k2 = 1; k2 < MC; k2++)
-            xw[k1 * GFX_IIR_W + k2] = yw[k1 * GFX_IIR_W + k2] = xw[k1 * GFX_IIR_W];
-      double y = 0.0;
-      if (row_ok && col_ok)
-        {
-          y = gfx_iir_point (c_a[q], c_b[q], m1, m2, xw, yw, MR, MC);
-          plane[(size_t) out_row * W + (flip_h ? W - 1 - c : c)] = (float) y;
-          if (lane >= 32 - (m1 - 1))
-            bnd_mine[(size_t) (31 - lane) * W + c] = y;
+            for (int k2 = MC - 1; k2 > 0; k2--)
+              {
+                xw[k1 * GFX_IIR_W + k2] = xw[k1 * GFX_IIR_W + k2 - 1];
+                yw[k1 * GFX_IIR_W + k2] = yw[k1 * GFX_IIR_W + k2 - 1];
+              }
+          const bool col_ok = c >= 0 && c < W;
+          xw[0] = xq[j];
+#pragma unroll
+          for (int k1 = 1; k1 < MR; k1++)
+            {
+              xw[k1 * GFX_IIR_W] = nx[k1];
+              yw[k1 * GFX_IIR_W] = ny[k1];
+              if (lane == 0 && k1 < m1 && col_ok) /* rows above the group */
+                {
+                  xw[k1 * GFX_IIR_W] = s_x[k1 - 1][j];
+                  yw[k1 * GFX_IIR_W] = s_y[k1 - 1][j];
+                }
+            }
+          if (c == 0) /* left of the image: x replicated, y = x */
+#pragma unroll
+            for (int k1 = 0; k1 < MR; k1++)
+#pragma unroll
+              for (int k2 = 1; k2 < MC; k2++)
+                xw[k1 * GFX_IIR_W + k2] = yw[k1 * GFX_IIR_W + k2] = xw[k1 * GFX_IIR_W];
+          double y = 0.0;
+          if (row_ok && col_ok)
+            {
+              y = gfx_iir_point (c_a[q], c_b[q], m1, m2, xw, yw, MR, MC);
+              plane[(size_t) out_row * W + (flip_h ? W - 1 - c : c)] = (float) y;
+              if (lane >= 32 - (m1 - 1))
+                bnd_mine[(size_t) (31 - lane) * W + c] = y;
+            }
+          yw[0] = y;
         }
-      yw[0] = y;
-      if (t + 1 == next_publish || t + 1 == steps)
+      __syncwarp (); /* lane 0 has read the shared buffers before the next fetch */
+#pragma unroll
+      for (int j = 0; j < CH; j++)
+        xq[j] = xn[j];
+      if (++chunks == A.sync || t0 + CH >= steps)
         {
-          next_publish += A.sync;
-          __threadfence ();
-          __syncwarp ();
-          if (lane == 0)
-            *(volatile int *) flag_mine = t + 1;
+          chunks = 0;
+          publish (flag_mine, t0 + CH, lane, m1);
         }
     }
 }
@@ -154,7 +216,9 @@ template <int MR, int MC>
 __global__ void
 __launch_bounds__ (MAX_WARPS * 32) iir_quadrants (Args A)
 {
-  const int lane = threadIdx.x & 31;
+  constexpr int ROWS = MR > 1 ? MR - 1 : 1;
+  __shared__ double s_x[MAX_WARPS][ROWS][CH], s_y[MAX_WARPS][ROWS][CH];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   for (;;)
     {
       int task = 0;
@@ -166,7 +230,8 @@ __launch_bounds__ (MAX_WARPS * 32) iir_quadrants (Args A)
       /* Group-major order: group g-1 of the same (quadrant, channel) has a smaller ticket. */
       int per_group = GFX_IIR_QUADRANTS * A.colours, g = task / per_group;
       int rem = task % per_group;
-      run_group<MR, MC> (A, g, rem % GFX_IIR_QUADRANTS, rem / GFX_IIR_QUADRANTS, lane);
+      run_group<MR, MC> (A, g, rem % GFX_IIR_QUADRANTS, rem / GFX_IIR_QUADRANTS, lane,
+                         s_x[warp], s_y[warp]);
     }
 }
 
@@ -238,8 +303,8 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
   int sync = tuning && tuning->sync_interval ? tuning->sync_interval : AUTO_SYNC;
   if (warps < 1 || warps > MAX_WARPS)
     return gfx_fail (err, GFX_ERR_PARAM, "warps per block = %d: 0 (auto) or 1 to %d", warps, MAX_WARPS);
-  if (sync < 1 || sync > 4096)
-    return gfx_fail (err, GFX_ERR_PARAM, "sync interval = %d: 0 (auto) or 1 to 4096", sync);
+  if (sync < 1 || sync > 256)
+    return gfx_fail (err, GFX_ERR_PARAM, "sync interval = %d: 0 (auto) or 1 to 256", sync);
   if (gfx_cuda_fault_injected ("gfx_cuda_iir"))
     return gfx_fail (err, GFX_ERR_GPU, "gfx_cuda_iir: out of memory (injected by "
                      "GPUFX_CUDA_FAIL)");

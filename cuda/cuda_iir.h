@@ -17,7 +17,8 @@ extern "C" {
 /* Speed knobs; they never change the result.  0 = automatic. */
 typedef struct {
   int warps_per_block; /* 1..8 (auto 4) */
-  int sync_interval;   /* columns between a group's progress publications, 1..4096 (auto 8) */
+  int sync_interval;   /* 16-column chunks between a group's progress publications,
+                          1..256 (auto 1) */
 } gfx_cuda_iir_tuning;
 
 /* Filters every colour channel of `in` into `out` (allocated by the caller with the same

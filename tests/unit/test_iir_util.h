@@ -12,7 +12,7 @@
 
 static uint64_t iir_rng_state = 0x9e3779b97f4a7c15ull;
 
-static double
+static inline double
 iir_rand01 (void)
 {
   iir_rng_state ^= iir_rng_state << 13;
@@ -23,7 +23,7 @@ iir_rand01 (void)
 
 /* A filter whose b has sum |b(k) | over k != 0 equal to `strength` < 1 (so B has no zero
  * for |z1|, |z2| >= 1: stable), and a with sum(a) = sum(b) (unit DC gain). */
-static void
+static inline void
 iir_random_filter (gfx_iir_filter *f, int m1, int m2, double strength)
 {
   memset (f, 0, sizeof *f);
@@ -46,7 +46,7 @@ iir_random_filter (gfx_iir_filter *f, int m1, int m2, double strength)
 }
 
 /* A random image with some structure (a gradient plus noise), every depth and layout. */
-static void
+static inline void
 iir_random_image (gfx_image *img, int w, int h, int channels, bool alpha, gfx_depth depth)
 {
   gfx_image_alloc (img, w, h, channels, alpha, depth, NULL);

@@ -1,0 +1,161 @@
+/* The 4-quadrant 3x3 IIR filter on the GPU at 8192 x 8192 gray (SPEC section 5): kernel
+ * time (CUDA events, transfers excluded) for 8-bit and float images and every tuning
+ * value, next to the two floors measured in the same run: the chain floor (H + W
+ * dependent wavefront steps) and the memory floor (reading the input and writing the
+ * output once), plus the structural floor (the bytes this method must move through the
+ * quadrant planes, at the copy's bandwidth), and a bit-exact check against the CPU at
+ * 1024 x 1024.
+ * Usage: build/bench/iir_gpu [WIDTH HEIGHT [REPEATS]] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/backend.h"
+#include "../common/iir.h"
+
+#ifdef GFX_HAVE_CUDA
+#include "../cuda/cuda_iir.h"
+#include "../cuda/cuda_iir_bench.h"
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static void
+fill (gfx_image *img)
+{
+  uint32_t s = 12345;
+  size_t n = gfx_image_samples (img);
+  for (size_t i = 0; i < n; i++)
+    {
+      s = s * 1664525u + 1013904223u;
+      double v = 0.5 * (double) (i % img->width) / img->width + 0.5 * (s >> 8) / 16777216.0;
+      if (img->depth == GFX_U8)
+        ((uint8_t *) img->pixels)[i] = (uint8_t) (v * 255);
+      else
+        ((float *) img->pixels)[i] = (float) v;
+    }
+}
+
+/* A stable 3x3 sharpening-like filter with unit DC gain, mirrored in the four quadrants. */
+static void
+filter_3x3 (gfx_iir_filter *f)
+{
+  static const double b[9] = { 1, -0.45, 0.05, -0.45, 0.2, -0.02, 0.05, -0.02, 0.01 };
+  static const double a[9] = { 1.9, -0.8, 0.05, -0.8, 0.35, -0.02, 0.05, -0.02, 0.01 };
+  memset (f, 0, sizeof *f);
+  f->m1 = f->m2 = 3;
+  double sa = 0, sb = 0;
+  for (int i = 0; i < 9; i++)
+    sa += a[i], sb += b[i];
+  for (int q = 0; q < 4; q++)
+    for (int i = 0; i < 9; i++)
+      f->a[q][i] = a[i] * sb / sa, f->b[q][i] = b[i];
+}
+
+static double
+median_kernel_ms (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
+                  gfx_cuda_iir_tuning t, int reps)
+{
+  double ms[64];
+  gfx_error err;
+  gfx_cuda_timing tm;
+  if (gfx_cuda_iir (f, in, out, &t, &tm, &err) != GFX_OK) /* warm-up */
+    {
+      fprintf (stderr, "gfx_cuda_iir: %s\n", err.msg);
+      return -1;
+    }
+  for (int r = 0; r < reps; r++)
+    {
+      gfx_cuda_iir (f, in, out, &t, &tm, &err);
+      ms[r] = tm.kernel_ms;
+    }
+  qsort (ms, (size_t) reps, sizeof *ms, cmp_double);
+  return ms[reps / 2];
+}
+
+static void
+check_bits (const gfx_iir_filter *f)
+{
+  gfx_image in, cpu, gpu;
+  gfx_error err;
+  gfx_image_alloc (&in, 1024, 1024, 1, false, GFX_U8, NULL);
+  fill (&in);
+  gfx_iir_filter_cpu (f, &in, &cpu, NULL, &err);
+  gfx_image_clone (&gpu, &in, NULL);
+  gfx_cuda_iir (f, &in, &gpu, NULL, NULL, &err);
+  printf ("bit-exact GPU vs CPU at 1024x1024 u8: %s\n",
+          memcmp (cpu.pixels, gpu.pixels, gfx_image_bytes (&in)) ? "NO" : "yes");
+  gfx_image_free (&in);
+  gfx_image_free (&cpu);
+  gfx_image_free (&gpu);
+}
+
+int
+main (int argc, char **argv)
+{
+  int W = argc > 2 ? atoi (argv[1]) : 8192, H = argc > 2 ? atoi (argv[2]) : 8192;
+  int reps = argc > 3 ? atoi (argv[3]) : 7;
+  reps = reps < 1 ? 1 : reps > 64 ? 64 : reps;
+  char name[GFX_MSG_LEN];
+  if (!gfx_backend_gpu_usable (name, sizeof name))
+    {
+      printf ("no GPU: %s\n", name);
+      return 0;
+    }
+  printf ("device: %s\nimage %d x %d gray, 4 quadrants, mask 3x3, median of %d\n", name, W, H,
+          reps);
+  gfx_iir_filter f;
+  filter_3x3 (&f);
+  check_bits (&f);
+  gfx_error err;
+  double chain = 0, mem_u8 = 0, mem_f32 = 0;
+  gfx_cuda_iir_chain_floor (W + H, reps, &chain, &err);
+  gfx_cuda_iir_memory_floor ((size_t) W * H, reps, &mem_u8, &err);
+  gfx_cuda_iir_memory_floor ((size_t) W * H * 4, reps, &mem_f32, &err);
+  printf ("chain floor (%d dependent steps): %.4f ms\n", W + H, chain);
+  printf ("memory floor (read + write once): u8 %.4f ms, f32 %.4f ms\n", mem_u8, mem_f32);
+  for (int d = 0; d < 2; d++)
+    {
+      gfx_depth depth = d ? GFX_F32 : GFX_U8;
+      gfx_image in, out;
+      if (gfx_image_alloc (&in, W, H, 1, false, depth, &err) != GFX_OK)
+        return 1;
+      fill (&in);
+      gfx_image_clone (&out, &in, NULL);
+      double best = 1e30, def = median_kernel_ms (&f, &in, &out, (gfx_cuda_iir_tuning) { 0, 0 },
+                                                 reps);
+      static const int warps[] = { 1, 2, 4, 8 }, syncs[] = { 1, 2, 4 };
+      for (int w = 0; w < 4; w++)
+        for (int s = 0; s < 3; s++)
+          {
+            double ms = median_kernel_ms (&f, &in, &out,
+                                          (gfx_cuda_iir_tuning) { warps[w], syncs[s] }, 3);
+            printf ("  %s warps/block %d sync %2d: %.4f ms\n", gfx_depth_name (depth), warps[w],
+                    syncs[s], ms);
+            best = ms < best ? ms : best;
+          }
+      double bpp = d ? 4 : 1, mem = d ? mem_f32 : mem_u8;
+      /* x read by 4 quadrants, 4 float planes written and read back, output written. */
+      double structural = mem * (4 * bpp + 32 + bpp) / (2 * bpp);
+      double floor = chain > mem ? chain : mem;
+      printf ("%s: kernel %.4f ms (auto tuning), best %.4f ms; max(chain, memory) floor "
+              "%.4f ms -> ratio %.2f; structural floor %.4f ms -> ratio %.2f\n",
+              gfx_depth_name (depth), def, best, floor, def / floor, structural,
+              def / structural);
+      gfx_image_free (&in);
+      gfx_image_free (&out);
+    }
+  return 0;
+}
+#else
+int
+main (void)
+{
+  printf ("this build has no CUDA\n");
+  return 0;
+}
+#endif
