@@ -154,7 +154,10 @@ build_window (gfx_dialog *dlg)
   dlg->controls = gtk_vbox_new (FALSE, 8);
   gtk_box_pack_start (GTK_BOX (main_vbox), dlg->controls, TRUE, TRUE, 0);
 
-  gtk_box_pack_start (GTK_BOX (dlg->controls), gfx_dialog_preview_new (dlg), TRUE, TRUE, 0);
+  /* Centred: long parameter labels can make the dialog much wider than the preview. */
+  GtkWidget *centre = gtk_alignment_new (0.5, 0.0, 0.0, 1.0);
+  gtk_container_add (GTK_CONTAINER (centre), gfx_dialog_preview_new (dlg));
+  gtk_box_pack_start (GTK_BOX (dlg->controls), centre, TRUE, TRUE, 0);
 
   dlg->status = gtk_label_new (NULL);
   gtk_misc_set_alignment (GTK_MISC (dlg->status), 0.0, 0.5);
