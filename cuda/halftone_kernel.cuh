@@ -194,14 +194,36 @@ template <int KID, bool LV2, int DEPTH> struct Strip
     return b - 31 * S >= 1 && b + C + RE + 1 <= p.width && row0 + 32 * warp + 32 <= p.height;
   }
 
-  /* Input pipeline: rows rr and rr+16 of the chunk at base b, one per half-warp. */
-  __device__ __forceinline__ void
-  issue_load (int i, int b)
+  /* Global positions of a lane's samples in the input/output pipelines: half-warp h
+   * handles tile rows i and i + 16 at step i, lane j & 15 the column.  Index and column
+   * at step 0 of the chunk at base cb; each step adds (width - S) * stride and -S. */
+  struct Pos
   {
-    int r = i + ((lane >> 4) << 4), col = b - S * r + (lane & 15);
-    int y = row0 + 32 * warp + r;
-    if ((unsigned) col < (unsigned) p.width && y < p.height)
-      pend[i] = load_sample<DEPTH> (p.in, ((size_t) y * p.width + col) * p.stride + ch);
+    long long index;
+    int col, y;
+  };
+
+  __device__ __forceinline__ Pos
+  pos (int cb) const
+  {
+    int h = lane >> 4, y = row0 + 32 * warp + 16 * h;
+    int col = cb - S * 16 * h + (lane & 15);
+    return Pos{ ((long long) y * p.width + col) * p.stride + ch, col, y };
+  }
+
+  template <bool CHECK>
+  __device__ __forceinline__ bool
+  valid (const Pos &q, int i) const
+  {
+    return !CHECK || ((unsigned) (q.col - S * i) < (unsigned) p.width && q.y + i < p.height);
+  }
+
+  template <bool CHECK>
+  __device__ __forceinline__ void
+  issue_load (int i, const Pos &q, long long dstep)
+  {
+    if (valid<CHECK> (q, i))
+      pend[i] = load_sample<DEPTH> (p.in, (size_t) (q.index + i * dstep));
   }
 
   __device__ __forceinline__ void
@@ -211,20 +233,20 @@ template <int KID, bool LV2, int DEPTH> struct Strip
     ws->in[buf][r][lane & 15] = pend[i];
   }
 
+  template <bool CHECK>
   __device__ __forceinline__ void
-  write_back (int i, int b, int buf)
+  write_back (int i, const Pos &q, long long dstep, int buf)
   {
-    int r = i + ((lane >> 4) << 4), col = b - S * r + (lane & 15);
-    int y = row0 + 32 * warp + r;
-    unsigned q = ws->q[buf][r][lane & 15];
-    if ((unsigned) col < (unsigned) p.width && y < p.height)
-      {
-        /* levels 2: the tile holds the u8 sample itself; 1.0 is 65535 or 1.0f */
-        unsigned v = LV2 ? (DEPTH == 0 ? q : DEPTH == 1 ? (q ? 65535u : 0u)
-                                       : (q ? 0x3f800000u : 0u))
-                         : outv[q];
-        store_sample<DEPTH> (p.out, ((size_t) y * p.width + col) * p.stride + ch, v);
-      }
+    int r = i + ((lane >> 4) << 4);
+    unsigned v = ws->q[buf][r][lane & 15];
+    if (!LV2)
+      v = outv[v];
+    else if (DEPTH == 1) /* levels 2: the u8 tile holds the sample itself */
+      v = v ? 65535u : 0u;
+    else if (DEPTH == 2)
+      v = v ? 0x3f800000u : 0u;
+    if (valid<CHECK> (q, i))
+      store_sample<DEPTH> (p.out, (size_t) (q.index + i * dstep), v);
   }
 
   /* Warp 0: the strip above's words for the ring slots of lane-0 columns [b, b + C).
@@ -292,12 +314,12 @@ template <int KID, bool LV2, int DEPTH> struct Strip
   /* One pixel step of lane-0 column x0 (a compile-time offset i in the chunk). */
   template <bool CHECK>
   __device__ __forceinline__ void
-  step (int i, int b, int cur)
+  step (int i, int b, int cur, unsigned long long *slots, unsigned long long *out_slots)
   {
     const int x0 = b + i;
     const int x = x0 - S * lane;
     /* lane 0's new values come from the ring; the others' from lane - 1 */
-    unsigned long long *slot = &ws->ring[x0 & (R - 1)][0];
+    unsigned long long *slot = slots + 2 * i;
     const int c_in = x0 + RE + 1;
     /* from column -(RE + 1) on, the second word (column c + RE + 1) is inside the image */
     bool ring_ok = !CHECK || (c_in >= -(RE + 1) && c_in < p.width);
@@ -312,7 +334,7 @@ template <int KID, bool LV2, int DEPTH> struct Strip
         int c = x0 - 1 - 31 * S;
         if (!CHECK || (c >= -(RE + 1) && c < p.width))
           {
-            unsigned long long *o = &below->ring[(x0 - 32 * S) & (R - 1)][0];
+            unsigned long long *o = out_slots + 2 * i;
             st_relaxed_block (o, tagged (c, eL1));
             if (ROWS == 3)
               st_relaxed_block (o + 1, tagged (c, u1[U1 - 1]));
@@ -357,8 +379,9 @@ template <int KID, bool LV2, int DEPTH> struct Strip
           st_relaxed_gpu ((lane == 31 ? dn1 : dn2) + x, tagged ((int) p.epoch, e));
       }
 
-    /* lane 0: the slot must carry its column (the warp above has written it) */
-    if (lane == 0 && ring_ok)
+    /* the slot must carry its column (the warp above has written it); every lane read
+     * the same word, so the whole warp waits together */
+    if (ring_ok)
       {
         while ((int) (s1 >> 32) != c_in || (ROWS == 3 && (int) (s2 >> 32) != c_in))
           {
@@ -394,16 +417,18 @@ template <int KID, bool LV2, int DEPTH> struct Strip
   chunk (int b, int cur)
   {
     const int prev = cur ^ 1;
+    const long long dstep = (long long) (p.width - S) * p.stride;
+    const Pos ld = pos (b + 2 * C), wb = pos (b - C);
+    /* b and 32 S are multiples of C and R of C: a chunk's slots never wrap */
+    unsigned long long *slots = &ws->ring[b & (R - 1)][0];
+    unsigned long long *out_slots = &below->ring[(b - 32 * S) & (R - 1)][0];
 #pragma unroll
     for (int i = 0; i < C; i++)
       {
-        if (i < 16)
-          {
-            stage_load (i, prev);       /* chunk + 1 into the other tile */
-            issue_load (i, b + 2 * C);  /* chunk + 2 into registers */
-            write_back (i, b - C, prev);
-          }
-        step<CHECK> (i, b, cur);
+        stage_load (i, prev);                 /* chunk + 1 into the other tile */
+        issue_load<CHECK> (i, ld, dstep);     /* chunk + 2 into registers */
+        write_back<CHECK> (i, wb, dstep, prev);
+        step<CHECK> (i, b, cur, slots, out_slots);
       }
   }
 
@@ -421,15 +446,17 @@ template <int KID, bool LV2, int DEPTH> struct Strip
     for (int i = 0; i < C; i++)
       pend[i] = 0.0f;
     /* prologue: tile of chunk 0, loads of chunk 1 in flight */
+    const long long dstep = (long long) (p.width - S) * p.stride;
+    const Pos c0 = pos (X0), c1 = pos (X0 + C);
 #pragma unroll
-    for (int i = 0; i < 16; i++)
-      issue_load (i, X0);
+    for (int i = 0; i < C; i++)
+      issue_load<true> (i, c0, dstep);
 #pragma unroll
-    for (int i = 0; i < 16; i++)
+    for (int i = 0; i < C; i++)
       stage_load (i, 0);
 #pragma unroll
-    for (int i = 0; i < 16; i++)
-      issue_load (i, X0 + C);
+    for (int i = 0; i < C; i++)
+      issue_load<true> (i, c1, dstep);
     if (warp == 0)
       import_issue (X0);
     __syncwarp ();
@@ -444,7 +471,8 @@ template <int KID, bool LV2, int DEPTH> struct Strip
           }
         if (!last)
           wait_consumer (b);
-        if (interior (b))
+        /* no checks at all: this chunk's pixels, loads and stores are inside */
+        if (interior (b - C) && interior (b) && interior (b + 2 * C))
           chunk<false> (b, cur);
         else
           chunk<true> (b, cur);
@@ -455,9 +483,10 @@ template <int KID, bool LV2, int DEPTH> struct Strip
         cur ^= 1;
       }
     /* drain: the last chunk's output */
+    const Pos last_wb = pos (x0_end - C);
 #pragma unroll
-    for (int i = 0; i < 16; i++)
-      write_back (i, x0_end - C, cur ^ 1);
+    for (int i = 0; i < C; i++)
+      write_back<true> (i, last_wb, dstep, cur ^ 1);
   }
 };
 
