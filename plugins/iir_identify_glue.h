@@ -3,11 +3,12 @@
  * plug-in wires it with:
  *   query(): gfx_identify_pdb_install ();
  *   run():   if (strcmp (name, GFX_IDENTIFY_PROC) == 0)
- *              return gfx_identify_pdb_run (nparams, param, nreturn_vals, return_vals); */
+ *              return gfx_identify_pdb_run (nparams, param, nreturn_vals, return_vals);
+ *   its dialog hooks' build(): gfx_identify_dialog_build (dlg, box); */
 #ifndef GFX_IIR_IDENTIFY_GLUE_H
 #define GFX_IIR_IDENTIFY_GLUE_H
 
-#include "../ui/plugin.h"
+#include "../ui/dialog.h"
 
 #define GFX_IDENTIFY_PROC "plug-in-gpufx-iir-identify"
 
@@ -22,5 +23,11 @@ void gfx_identify_pdb_install (void);
  * Interactive runs use the last values. */
 void gfx_identify_pdb_run (gint nparams, const GimpParam *param, gint *nreturn_vals,
                            GimpParam **return_vals);
+
+/* Adds the "Identify" frame to the deblur dialog (a gfx_dialog_hooks build() box): sharp
+ * layer or automatic edges, mask, method, an Identify button; the identified filter is
+ * written to the dialog's filter-file (a default in the GIMP profile when empty), which
+ * the preview then uses; the report and the fragments picture are shown below. */
+void gfx_identify_dialog_build (gfx_dialog *dlg, GtkWidget *box);
 
 #endif

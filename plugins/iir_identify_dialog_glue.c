@@ -1,0 +1,202 @@
+/* The "Identify" part of the deblur dialog (issue 7): sharp reference layer or automatic
+ * edges, mask size and method from the identify parameter table; the Identify button reads
+ * the drawables, identifies on a worker thread (the dialog's progress bar and Cancel),
+ * writes the filter file named in the dialog (a default in the GIMP profile when empty),
+ * puts its name into the deblur parameters so the preview shows the result, and shows
+ * the report (residual, condition, stability) and the fragments used. */
+#include "iir_identify_glue.h"
+
+#include <string.h>
+
+#include "../common/iir.h"
+#include "../common/iir_file.h"
+#include "../common/iir_identify.h"
+
+#define THUMB 200 /* side of the fragment picture in the dialog */
+
+typedef struct {
+  gfx_dialog *dlg;
+  GtkWidget *automatic, *sharp, *rows, *cols, *method, *report, *picture;
+} identify_ui;
+
+typedef struct {
+  gfx_image blurred, sharp;
+  int use_sharp;
+  gfx_identify_params p;
+  gfx_iir_filter f;
+  gfx_identify_report rep;
+} identify_job;
+
+static gfx_status
+identify_job_run (void *ctx, gfx_progress *progress, gfx_error *err)
+{
+  identify_job *job = ctx;
+  (void) progress;
+  return gfx_iir_identify (&job->blurred, job->use_sharp ? &job->sharp : NULL, job->p.mask_rows,
+                           job->p.mask_cols, job->p.method, &job->f, &job->rep, err);
+}
+
+/* The fragments used, scaled into the dialog. */
+static void
+show_fragments (identify_ui *ui, const identify_job *job)
+{
+  gfx_image over;
+  gfx_error err;
+  if (gfx_fragments_overlay (&job->blurred, job->rep.fragments, job->rep.n_fragments, &over,
+                             &err) != GFX_OK)
+    return;
+  GdkPixbuf *full = gdk_pixbuf_new_from_data (over.pixels, GDK_COLORSPACE_RGB, FALSE, 8,
+                                              over.width, over.height, over.width * 3, NULL,
+                                              NULL);
+  double scale = (double) THUMB / MAX (over.width, over.height);
+  GdkPixbuf *small = gdk_pixbuf_scale_simple (full, MAX (1, (int) (over.width * scale)),
+                                              MAX (1, (int) (over.height * scale)),
+                                              GDK_INTERP_BILINEAR);
+  gtk_image_set_from_pixbuf (GTK_IMAGE (ui->picture), small);
+  gtk_widget_show (ui->picture);
+  g_object_unref (small);
+  g_object_unref (full);
+  gfx_image_free (&over);
+}
+
+/* Writes the filter where the deblur parameters say (or a default) and points them there. */
+static gfx_status
+store_filter (identify_ui *ui, identify_job *job, gfx_error *err)
+{
+  gfx_iir_deblur_params *dp = gfx_dialog_values (ui->dlg);
+  if (!dp->filter_file[0])
+    {
+      gchar *path = g_build_filename (gimp_directory (), "gpufx-identified.iir", NULL);
+      g_strlcpy (dp->filter_file, path, sizeof dp->filter_file);
+      g_free (path);
+    }
+  char text[2048];
+  gfx_identify_report_text (&job->rep, job->p.method, text, sizeof text);
+  gfx_status st = gfx_iir_write (dp->filter_file, &job->f, text, err);
+  if (st == GFX_OK)
+    {
+      g_strlcpy (job->p.filter_file, dp->filter_file, sizeof job->p.filter_file);
+      gtk_label_set_text (GTK_LABEL (ui->report), text);
+      gfx_dialog_sync (ui->dlg); /* the preview re-reads the file */
+    }
+  return st;
+}
+
+static void
+on_identify (GtkWidget *button, identify_ui *ui)
+{
+  (void) button;
+  identify_job job = { 0 };
+  gfx_error err = { 0 };
+  gint32 drawable = gfx_dialog_drawable (ui->dlg), sharp = -1;
+  gfx_params_defaults (&gfx_identify_param_set, &job.p);
+  job.use_sharp = !gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (ui->automatic));
+  if (job.use_sharp)
+    gimp_int_combo_box_get_active (GIMP_INT_COMBO_BOX (ui->sharp), &sharp);
+  job.p.sharp_drawable = job.use_sharp ? sharp : -1;
+  job.p.mask_rows = gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (ui->rows));
+  job.p.mask_cols = gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (ui->cols));
+  gimp_int_combo_box_get_active (GIMP_INT_COMBO_BOX (ui->method), &job.p.method);
+  gfx_ui_rect rect;
+  gfx_status st = gfx_ui_drawable_region (drawable, &rect, &err);
+  if (st == GFX_OK && job.use_sharp && sharp <= 0)
+    st = gfx_fail (&err, GFX_ERR_PARAM, _("Choose a sharp reference layer, or automatic edges"));
+  if (st == GFX_OK)
+    st = gfx_ui_drawable_read (drawable, &rect, &job.blurred, &err);
+  if (st == GFX_OK && job.use_sharp)
+    st = gimp_drawable_width (sharp) == gimp_drawable_width (drawable)
+             && gimp_drawable_height (sharp) == gimp_drawable_height (drawable)
+           ? gfx_ui_drawable_read (sharp, &rect, &job.sharp, &err)
+           : gfx_fail (&err, GFX_ERR_INPUT, _("The sharp reference must have the size of the "
+                                              "blurred layer"));
+  if (st == GFX_OK)
+    st = gfx_dialog_run_job (ui->dlg, identify_job_run, &job, &err);
+  if (st == GFX_OK)
+    st = store_filter (ui, &job, &err);
+  if (st == GFX_OK)
+    show_fragments (ui, &job);
+  gfx_dialog_set_message (ui->dlg, st == GFX_OK ? NULL : err.msg);
+  gfx_image_free (&job.blurred);
+  gfx_image_free (&job.sharp);
+}
+
+/* Test hook: GPUFX_DIALOG_AUTO_IDENTIFY=SECONDS presses Identify once (dialog tests). */
+static gboolean
+auto_identify (gpointer data)
+{
+  on_identify (NULL, data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_automatic (GtkToggleButton *toggle, identify_ui *ui)
+{
+  gtk_widget_set_sensitive (ui->sharp, !gtk_toggle_button_get_active (toggle));
+}
+
+static GtkWidget *
+spin (const char *name)
+{
+  const gfx_param_desc *d = gfx_params_find (&gfx_identify_param_set, name);
+  GtkWidget *w = gtk_spin_button_new_with_range (d->min, d->max, 1);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (w), d->def);
+  gtk_widget_set_tooltip_text (w, _(d->help));
+  return w;
+}
+
+static void
+attach (GtkWidget *table, int row, const char *label, GtkWidget *w)
+{
+  gimp_table_attach_aligned (GTK_TABLE (table), 0, row, label, 0.0, 0.5, w, 1, FALSE);
+}
+
+static void
+free_ui (gpointer data, GClosure *closure)
+{
+  (void) closure;
+  g_free (data);
+}
+
+void
+gfx_identify_dialog_build (gfx_dialog *dlg, GtkWidget *box)
+{
+  identify_ui *ui = g_new0 (identify_ui, 1);
+  ui->dlg = dlg;
+  GtkWidget *frame = gimp_frame_new (_("Identify the filter"));
+  GtkWidget *vbox = gtk_vbox_new (FALSE, 4), *table = gtk_table_new (5, 2, FALSE);
+  ui->automatic = gtk_check_button_new_with_mnemonic (_("_Automatic: retouch straight edges"));
+  ui->sharp = gimp_drawable_combo_box_new (NULL, NULL);
+  ui->rows = spin ("mask-rows");
+  ui->cols = spin ("mask-cols");
+  ui->method = gimp_int_combo_box_new (_(gfx_identify_method_labels[0]), GFX_IDENTIFY_LS,
+                                       _(gfx_identify_method_labels[1]), GFX_IDENTIFY_LAD,
+                                       NULL);
+  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (ui->method), GFX_IDENTIFY_LS);
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (ui->automatic), TRUE);
+  gtk_widget_set_sensitive (ui->sharp, FALSE);
+  gtk_table_attach_defaults (GTK_TABLE (table), ui->automatic, 0, 2, 0, 1);
+  attach (table, 1, _("_Sharp reference:"), ui->sharp);
+  attach (table, 2, _("Mask _rows:"), ui->rows);
+  attach (table, 3, _("Mask _columns:"), ui->cols);
+  attach (table, 4, _("_Method:"), ui->method);
+  GtkWidget *button = gtk_button_new_with_mnemonic (_("_Identify"));
+  ui->report = gtk_label_new (NULL);
+  ui->picture = gtk_image_new ();
+  gtk_misc_set_alignment (GTK_MISC (ui->report), 0.0, 0.0);
+  gtk_box_pack_start (GTK_BOX (vbox), table, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (vbox), button, FALSE, FALSE, 0);
+  GtkWidget *result = gtk_hbox_new (FALSE, 8); /* report beside the fragments picture */
+  gtk_box_pack_start (GTK_BOX (result), ui->report, FALSE, FALSE, 0);
+  gtk_box_pack_end (GTK_BOX (result), ui->picture, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (vbox), result, FALSE, FALSE, 0);
+  gtk_container_add (GTK_CONTAINER (frame), vbox);
+  gtk_box_pack_start (GTK_BOX (box), frame, FALSE, FALSE, 0);
+  g_signal_connect (ui->automatic, "toggled", G_CALLBACK (on_automatic), ui);
+  g_signal_connect_data (button, "clicked", G_CALLBACK (on_identify), ui, free_ui, 0);
+  gtk_widget_show_all (frame);
+  gtk_widget_hide (ui->picture);
+  gtk_widget_show (box);
+  const char *auto_id = g_getenv ("GPUFX_DIALOG_AUTO_IDENTIFY");
+  if (auto_id)
+    g_timeout_add ((guint) (g_ascii_strtod (auto_id, NULL) * 1000), auto_identify, ui);
+}

@@ -1,0 +1,54 @@
+#!/bin/bash
+# The "Identify" part of the deblur dialog, unattended under Xvfb: the dialog opens with an
+# empty filter file, Identify is pressed (GPUFX_DIALOG_AUTO_IDENTIFY: automatic edges, 3x3,
+# least squares), then OK.  The filter written (the default file in the GIMP profile) must
+# be the CLI's `gpufx identify --auto`, and the deblurred layer the CLI's `gpufx deblur`.
+# With SHOT=FILE, a screenshot of the dialog after identification is saved there.
+source "$(dirname "$0")/lib.sh"
+if [ ! -x "$build/gpufx-iir-deblur" ]; then
+  skip gimp/identify-dialog "$build/gpufx-iir-deblur not built (the dialog is the deblur one)"
+  exit 0
+fi
+if [ -z "${DISPLAY:-}" ]; then
+  command -v xvfb-run >/dev/null || { skip gimp/identify-dialog "xvfb-run not installed"; exit 0; }
+  exec xvfb-run -a -s '-screen 0 1280x1024x24' bash "$0" "$@"
+fi
+if ! grep -q gfx_identify_dialog_build "$top/plugins/iir-deblur.c" 2>/dev/null; then
+  fail identify-dialog-wired "plugins/iir-deblur.c does not call gfx_identify_dialog_build (see plugins/iir_identify_glue.h)"
+  exit 1
+fi
+gimp_setup gimp/identify-dialog
+cli=$build/gpufx
+"$py" - "$work" <<'PY' || { fail inputs "could not write the inputs"; exit 1; }
+import sys, numpy as np
+from PIL import Image
+from scipy import ndimage
+sharp = np.asarray(Image.open("/usr/lib/python3/dist-packages/skimage/data/camera.png"))
+blur = ndimage.gaussian_filter(sharp.astype(np.float64), 1.2, mode="nearest")
+Image.fromarray(np.clip(blur + 0.5, 0, 255).astype(np.uint8)).save(f"{sys.argv[1]}/blurred.png")
+PY
+call='(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 1)'
+export GPUFX_DIALOG_AUTO_IDENTIFY=1 GPUFX_DIALOG_AUTO_OK=12
+gimp_batch "$work/dlg.log" "$(scm_run blurred.png dialog.png "$call")" &
+pid=$!
+if [ -n "${SHOT:-}" ]; then
+  for _ in $(seq 100); do
+    wid=$(xwininfo -root -tree | grep -F '"IIR' | awk '{print $1; exit}')
+    [ -n "$wid" ] && break
+    sleep 0.2
+  done
+  sleep 8
+  [ -n "$wid" ] && /usr/bin/import -window "$wid" "$SHOT" && echo "wrote $SHOT"
+fi
+wait $pid
+if batch_ok identify-dialog-ok "$work/dlg.log" $?; then
+  iir="$GIMP2_DIRECTORY/gpufx-identified.iir"
+  "$cli" identify --blurred "$work/blurred.png" --auto --output "$work/cli.iir" >/dev/null
+  "$cli" deblur "$work/blurred.png" "$work/cli.png" --filter "$work/cli.iir" --backend cpu --quiet
+  if [ -f "$iir" ] && diff <(grep -v '^#' "$iir") <(grep -v '^#' "$work/cli.iir") >/dev/null
+  then pass identify-dialog-filter-equals-cli
+  else fail identify-dialog-filter-equals-cli "no $iir, or it differs from gpufx identify --auto"; fi
+  grep -q '^# q1 stable margin' "$iir" 2>/dev/null && pass identify-dialog-report-in-file \
+    || fail identify-dialog-report-in-file "no report comment in $iir"
+  compare_images identify-dialog-deblur-equals-cli "$work/dialog.png" "$work/cli.png"
+fi
