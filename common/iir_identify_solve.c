@@ -1,4 +1,5 @@
 #include "iir_identify_solve.h"
+#include "iir_identify_lsq.h"
 
 #include <lapacke.h>
 #include <math.h>
@@ -6,11 +7,6 @@
 #include <string.h>
 
 #include "iir_filter.h"
-
-#define IRLS_MAX_ITER 30
-#define IRLS_TOL 1e-9     /* relative change of the sum of |residuals| that ends IRLS */
-#define IRLS_FLOOR 1e-10  /* final smoothing of |r|, relative to y_rms */
-#define IRLS_SHRINK 0.1  /* smoothing reduction per iteration */
 
 /* Row/column offsets of quadrant q's "previous" samples: q1 reads up-left, q2 up-right,
  * q3 down-right, q4 down-left (the mirror images of q1). */
@@ -117,8 +113,8 @@ gfx_identify_system_free (gfx_identify_system *sys)
 }
 
 /* Residual r = y - S phi over the first n columns, in a fixed order. */
-static void
-residual (const gfx_identify_system *sys, int n, const double *phi, double *r)
+void
+identify_residual (const gfx_identify_system *sys, int n, const double *phi, double *r)
 {
   memcpy (r, sys->y, sys->rows * sizeof (double));
   for (int c = 0; c < n; c++)
@@ -129,24 +125,14 @@ residual (const gfx_identify_system *sys, int n, const double *phi, double *r)
     }
 }
 
-static double
-sum_abs (const double *r, size_t n)
+double
+identify_sum_abs (const double *r, size_t n)
 {
   double s = 0.0;
   for (size_t i = 0; i < n; i++)
     s += fabs (r[i]);
   return s;
 }
-
-typedef struct {
-  const gfx_identify_system *sys;
-  int n;              /* columns used: n_a (FIR) or n_a + n_b */
-  const double *s;    /* rows x n matrix (column-major, leading dimension ld) and its rhs */
-  const double *y;
-  size_t ld, rows;
-  const double *w;    /* row weights, NULL = all 1 */
-  double ridge;       /* scale of the rows that pull b(k != 0) to 0; 0 = none */
-} lsq_job;
 
 static lsq_job
 full_job (const gfx_identify_system *sys, int n, double ridge)
@@ -155,8 +141,8 @@ full_job (const gfx_identify_system *sys, int n, double ridge)
 }
 
 /* min |W^(1/2) (S phi - y)|^2 + |ridge b|^2 by SVD (dgelsd). */
-static gfx_status
-weighted_lstsq (const lsq_job *job, double *phi, double *cond, gfx_error *err)
+gfx_status
+identify_weighted_lstsq (const lsq_job *job, double *phi, double *cond, gfx_error *err)
 {
   const gfx_identify_system *sys = job->sys;
   int n = job->n, n_ridge = job->ridge > 0.0 ? n - sys->n_a : 0;
@@ -239,117 +225,6 @@ compressed_job (const gfx_identify_system *sys, int n, const double *r, double r
   return (lsq_job) { sys, n, r, r + (size_t) n * nc, nc, (size_t) n, NULL, ridge };
 }
 
-/* IRLS for min sum |r|: weights 1 / sqrt(r^2 + eps^2), eps shrinking to a floor, each step
- * the weighted SVD solve.  The ridge rows are scaled by the root of the mean weight so that
- * lambda means about the same as in least squares.  w holds rows weights (scratch). */
-static int
-irls_iterate (lsq_job *job, double *phi, double *r, double *w, double *next)
-{
-  const gfx_identify_system *sys = job->sys;
-  double floor_r = IRLS_FLOOR * (sys->y_rms > 0.0 ? sys->y_rms : 1.0), ridge = job->ridge;
-  double obj = sum_abs (r, sys->rows), cond;
-  double eps = fmax (obj / (double) sys->rows, floor_r);
-  int it = 1;
-  for (; it < IRLS_MAX_ITER && obj > 0.0; it++)
-    {
-      double mean_w = 0.0;
-      for (size_t i = 0; i < sys->rows; i++)
-        {
-          w[i] = 1.0 / sqrt (r[i] * r[i] + eps * eps);
-          mean_w += w[i] / (double) sys->rows;
-        }
-      job->w = w;
-      job->ridge = ridge * sqrt (mean_w);
-      gfx_error ignored;
-      if (weighted_lstsq (job, next, &cond, &ignored) != GFX_OK)
-        break; /* extreme weights: keep the last good iterate */
-      memcpy (phi, next, (size_t) job->n * sizeof (double));
-      residual (sys, job->n, phi, r);
-      double now = sum_abs (r, sys->rows);
-      int done = fabs (obj - now) <= IRLS_TOL * obj && eps <= floor_r;
-      eps = fmax (eps * IRLS_SHRINK, floor_r);
-      obj = now;
-      if (done)
-        break;
-    }
-  job->w = NULL;
-  job->ridge = ridge;
-  return it;
-}
-
-static int
-cmp_double (const void *pa, const void *pb)
-{
-  double a = *(const double *) pa, b = *(const double *) pb;
-  return a < b ? -1 : a > b;
-}
-
-/* IRLS creeps towards a LAD optimum that fits many equations exactly (clean data with a few
- * gross errors).  A LAD optimum fits at least n equations exactly, so refit by least
- * squares on the equations with the smallest |r| (a quarter, half, three quarters) and
- * keep a refit only when it lowers sum |r|: every accepted step is a LAD descent. */
-static void
-lad_polish (lsq_job *job, double *phi, double *r, double *w, double *next)
-{
-  const gfx_identify_system *sys = job->sys;
-  size_t n = sys->rows;
-  double *sorted = malloc (n * sizeof (double)), *r_next = malloc (n * sizeof (double));
-  if (!sorted || !r_next)
-    {
-      free (sorted), free (r_next);
-      return;
-    }
-  for (int part = 1; part <= 3; part++)
-    {
-      for (size_t i = 0; i < n; i++)
-        sorted[i] = fabs (r[i]);
-      qsort (sorted, n, sizeof (double), cmp_double);
-      double limit = sorted[n * (size_t) part / 4];
-      for (size_t i = 0; i < n; i++)
-        w[i] = fabs (r[i]) <= limit ? 1.0 : 0.0;
-      job->w = w;
-      double cond;
-      gfx_error ignored;
-      if (weighted_lstsq (job, next, &cond, &ignored) == GFX_OK)
-        {
-          residual (sys, job->n, next, r_next);
-          if (sum_abs (r_next, n) < sum_abs (r, n))
-            {
-              memcpy (phi, next, (size_t) job->n * sizeof (double));
-              memcpy (r, r_next, n * sizeof (double));
-            }
-        }
-      job->w = NULL;
-    }
-  free (sorted), free (r_next);
-}
-
-static gfx_status
-irls (lsq_job *job, double *phi, double *r, int *iterations, double **weights,
-      gfx_error *err)
-{
-  double *w = malloc (job->sys->rows * sizeof (double));
-  double *next = malloc ((size_t) job->n * sizeof (double));
-  if (!w || !next)
-    {
-      free (w), free (next);
-      return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the LAD iterations");
-    }
-  *iterations = irls_iterate (job, phi, r, w, next);
-  if (job->ridge == 0.0) /* with a ridge the objective is no longer sum |r| alone */
-    lad_polish (job, phi, r, w, next);
-  if (weights)
-    { /* the final IRLS weights, for the ladder's regularised LAD solves */
-      double floor_r = IRLS_FLOOR * (job->sys->y_rms > 0.0 ? job->sys->y_rms : 1.0);
-      for (size_t i = 0; i < job->sys->rows; i++)
-        w[i] = 1.0 / fmax (fabs (r[i]), floor_r);
-      *weights = w;
-      w = NULL;
-    }
-  free (w), free (next);
-  return GFX_OK;
-}
-
 /* Least squares, or LAD with lambda > 0: on the cached QR of the (LAD-weighted) system. */
 static gfx_status
 solve_compressed (gfx_identify_system *sys, int n, int method, double ridge, double *phi,
@@ -368,7 +243,7 @@ solve_compressed (gfx_identify_system *sys, int n, int method, double ridge, dou
   if (!*cache && !(*cache = compress (sys, n, w)))
     return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the QR factorisation");
   lsq_job job = compressed_job (sys, n, *cache, ridge);
-  return weighted_lstsq (&job, phi, cond, err);
+  return identify_weighted_lstsq (&job, phi, cond, err);
 }
 
 static gfx_status
@@ -390,13 +265,13 @@ solve_columns (gfx_identify_system *sys, int n, int method, double lambda, doubl
     return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the residuals");
   lsq_job job = full_job (sys, n, ridge);
   if (st == GFX_OK)
-    st = full_irls ? weighted_lstsq (&job, phi, &local.cond, err)
+    st = full_irls ? identify_weighted_lstsq (&job, phi, &local.cond, err)
                    : solve_compressed (sys, n, method, ridge, phi, &local.cond, err);
   local.iterations = 1;
   if (st == GFX_OK)
-    residual (sys, n, phi, r);
+    identify_residual (sys, n, phi, r);
   if (st == GFX_OK && full_irls)
-    st = irls (&job, phi, r, &local.iterations,
+    st = identify_irls (&job, phi, r, &local.iterations,
                n > sys->n_a && !sys->lad_w ? &sys->lad_w : NULL, err);
   if (st == GFX_OK)
     {
@@ -404,7 +279,7 @@ solve_columns (gfx_identify_system *sys, int n, int method, double lambda, doubl
       for (size_t i = 0; i < sys->rows; i++)
         sq += r[i] * r[i];
       local.rms = sqrt (sq / (double) sys->rows);
-      local.mean_abs = sum_abs (r, sys->rows) / (double) sys->rows;
+      local.mean_abs = identify_sum_abs (r, sys->rows) / (double) sys->rows;
       memset (b, 0, (size_t) sys->n_a * sizeof (double));
       memcpy (a, phi, (size_t) sys->n_a * sizeof (double));
       b[0] = 1.0;
