@@ -113,7 +113,14 @@ gfx_enhance (const gfx_image *in, gfx_image *out, gfx_image *mask, const gfx_enh
     return st;
   enh_dispatch_job job = { in, out, mask, p, progress };
   gfx_run_info local;
-  st = gfx_dispatch (p->backend, GPU_PATH, cpu_path, &job, info ? info : &local, err);
+  info = info ? info : &local;
+  if (p->region.n) /* a preview with the whole region's statistics: the CPU path has them */
+    {
+      *info = (gfx_run_info) { .used = GFX_BACKEND_CPU };
+      st = cpu_path (&job, err);
+    }
+  else
+    st = gfx_dispatch (p->backend, GPU_PATH, cpu_path, &job, info, err);
   if (st != GFX_OK)
     free_outputs (out, mask);
   return st;

@@ -29,6 +29,11 @@ gfx_status gfx_enhance_cpu (const gfx_image *in, gfx_image *out, gfx_image *mask
                             const gfx_enhance_params *p, gfx_progress *progress,
                             gfx_error *err);
 
+/* The whole region's totals for a preview of part of it (see gfx_enhance_region), for
+ * the mode p->per_channel. */
+gfx_status gfx_enhance_region_totals (const gfx_image *in, const gfx_enhance_params *p,
+                                      gfx_enhance_region *region, gfx_error *err);
+
 /* Input checks shared by both paths: the parameters, and float samples finite and within
  * the fixed-point range. */
 gfx_status gfx_enhance_check_input (const gfx_image *in, const gfx_enhance_params *p,

@@ -211,29 +211,49 @@ plane_keys (enh_job *j, gfx_error *err)
   return GFX_OK;
 }
 
+/* Keys of the plane (kept in j->key until enh_free_keys) and their exact totals. */
 static gfx_status
-decide_plane (enh_job *j, int n_workers, gfx_error *err)
+plane_totals (enh_job *j, int n_workers, gfx_i128 *t1, gfx_u128 *t2, gfx_error *err)
 {
   gfx_status st = plane_keys (j, err);
   if (st != GFX_OK)
     return st;
-  j->stage_span /= 2;
   gfx_parallel_run (n_workers, keys_and_totals, j);
-  gfx_i128 t1 = 0;
-  gfx_u128 t2 = 0;
+  *t1 = 0;
+  *t2 = 0;
   for (int i = 0; i < n_workers; i++)
     {
-      t1 += j->t1[i];
-      t2 += j->t2[i];
+      *t1 += j->t1[i];
+      *t2 += j->t2[i];
+    }
+  return atomic_load (&j->cancelled) ? gfx_fail (err, GFX_ERR_CANCELLED, "cancelled") : GFX_OK;
+}
+
+static gfx_status
+decide_plane (enh_job *j, int n_workers, gfx_error *err)
+{
+  gfx_i128 t1;
+  gfx_u128 t2;
+  j->stage_span /= 2;
+  gfx_status st = plane_totals (j, n_workers, &t1, &t2, err);
+  uint64_t n_pix = (uint64_t) j->w * j->h;
+  const gfx_enhance_region *rg = &j->p->region;
+  if (rg->n) /* a preview: the whole region's statistics */
+    {
+      n_pix = rg->n;
+      t1 = (gfx_i128) (((gfx_u128) (uint64_t) rg->t1_hi[j->plane] << 64) | rg->t1_lo[j->plane]);
+      t2 = ((gfx_u128) rg->t2_hi[j->plane] << 64) | rg->t2_lo[j->plane];
     }
   const double k[4] = { j->p->k0, j->p->k1, j->p->k2, j->p->k3 };
   uint32_t n_win = (uint32_t) (j->p->window * j->p->window);
-  j->th = gfx_enh_thresholds_make (t1, t2, (uint64_t) j->w * j->h, n_win, k, j->p->rule);
+  j->th = gfx_enh_thresholds_make (t1, t2, n_pix, n_win, k, j->p->rule);
   j->stage0 += j->stage_span;
-  if (!atomic_load (&j->cancelled))
+  if (st == GFX_OK)
     gfx_parallel_run (n_workers, decide_band, j);
   free (j->key_owned);
   j->key_owned = NULL;
+  if (st != GFX_OK)
+    return st;
   if (atomic_load (&j->cancelled))
     return gfx_fail (err, GFX_ERR_CANCELLED, "cancelled");
   if (atomic_load (&j->nomem))
@@ -241,24 +261,39 @@ decide_plane (enh_job *j, int n_workers, gfx_error *err)
   return GFX_OK;
 }
 
+static gfx_status
+job_init (enh_job *j, const gfx_image *in, const gfx_enhance_params *p, gfx_progress *progress,
+          int *n_workers, gfx_error *err)
+{
+  *j = (enh_job) { .in = in, .p = p, .w = in->width, .h = in->height, .r = p->window / 2,
+                   .kind = enh_key_kind_of (in->depth), .progress = progress };
+  *n_workers = gfx_threads () < in->height ? gfx_threads () : in->height;
+  j->idx = malloc (sizeof *j->idx * (size_t) (j->w + 2 * j->r + 1));
+  j->t1 = malloc (sizeof *j->t1 * (size_t) *n_workers);
+  j->t2 = malloc (sizeof *j->t2 * (size_t) *n_workers);
+  if (!j->idx || !j->t1 || !j->t2)
+    return gfx_fail (err, GFX_ERR_NOMEM, "out of memory");
+  for (int e = 0; e <= j->w + 2 * j->r; e++)
+    j->idx[e] = gfx_enh_reflect (e - j->r, j->w);
+  return GFX_OK;
+}
+
+static void
+job_free (enh_job *j)
+{
+  free (j->idx);
+  free (j->t1);
+  free (j->t2);
+}
+
 /* Decisions of every plane into dec (planes * w * h bytes), then the output. */
 static gfx_status
 cpu_run (const gfx_image *in, gfx_image *out, gfx_image *mask, const gfx_enhance_params *p,
          gfx_progress *progress, uint8_t *dec, gfx_error *err)
 {
-  int n_workers = gfx_threads (), planes = enh_planes (in, p);
-  if (n_workers > in->height)
-    n_workers = in->height;
-  enh_job j = { .in = in, .p = p, .w = in->width, .h = in->height, .r = p->window / 2,
-                .kind = enh_key_kind_of (in->depth), .progress = progress };
-  j.idx = malloc (sizeof *j.idx * (size_t) (j.w + 2 * j.r + 1));
-  j.t1 = malloc (sizeof *j.t1 * (size_t) n_workers);
-  j.t2 = malloc (sizeof *j.t2 * (size_t) n_workers);
-  gfx_status st = GFX_OK;
-  if (!j.idx || !j.t1 || !j.t2)
-    st = gfx_fail (err, GFX_ERR_NOMEM, "out of memory");
-  for (int e = 0; st == GFX_OK && e <= j.w + 2 * j.r; e++)
-    j.idx[e] = gfx_enh_reflect (e - j.r, j.w);
+  int n_workers, planes = enh_planes (in, p);
+  enh_job j;
+  gfx_status st = job_init (&j, in, p, progress, &n_workers, err);
   for (int pl = 0; st == GFX_OK && pl < planes; pl++)
     {
       j.plane = pl;
@@ -267,9 +302,7 @@ cpu_run (const gfx_image *in, gfx_image *out, gfx_image *mask, const gfx_enhance
       j.stage_span = 0.9 / planes;
       st = decide_plane (&j, n_workers, err);
     }
-  free (j.idx);
-  free (j.t1);
-  free (j.t2);
+  job_free (&j);
   return st == GFX_OK ? enh_cpu_apply (in, out, mask, p, dec, progress, err) : st;
 }
 
@@ -284,5 +317,35 @@ enh_cpu_into (const gfx_image *in, gfx_image *out, gfx_image *mask,
                      in->width, in->height);
   gfx_status st = cpu_run (in, out, mask, p, progress, dec, err);
   free (dec);
+  return st;
+}
+
+gfx_status
+gfx_enhance_region_totals (const gfx_image *in, const gfx_enhance_params *p,
+                           gfx_enhance_region *region, gfx_error *err)
+{
+  gfx_status st = gfx_enhance_check_input (in, p, err);
+  int n_workers;
+  enh_job j;
+  memset (region, 0, sizeof *region);
+  if (st == GFX_OK)
+    st = job_init (&j, in, p, NULL, &n_workers, err);
+  for (int pl = 0; st == GFX_OK && pl < enh_planes (in, p) && pl < 3; pl++)
+    {
+      gfx_i128 t1;
+      gfx_u128 t2;
+      j.plane = pl;
+      st = plane_totals (&j, n_workers, &t1, &t2, err);
+      free (j.key_owned);
+      j.key_owned = NULL;
+      region->t1_hi[pl] = (int64_t) (t1 >> 64);
+      region->t1_lo[pl] = (uint64_t) t1;
+      region->t2_hi[pl] = (uint64_t) (t2 >> 64);
+      region->t2_lo[pl] = (uint64_t) t2;
+    }
+  if (st == GFX_OK)
+    region->n = (uint64_t) in->width * in->height;
+  if (st != GFX_ERR_PARAM && st != GFX_ERR_INPUT)
+    job_free (&j);
   return st;
 }

@@ -1,9 +1,71 @@
 /* plug-in-gpufx-local-enhance: local enhancement by histogram statistics (SPEC section 2,
  * Gonzalez & Woods) under Filters > Enhance.  The work, the parameter table and the dialog
  * live in common/enhance*.c, cuda/enhance*.cu and ui/. */
+#include <string.h>
+
+#include "../ui/dialog.h"
 #include "../ui/plugin.h"
 
 #include "../common/enhance.h"
+
+/* The preview filters only the visible part, but m_G and sigma_G belong to the whole
+ * region: the dialog computes the region's totals once (both modes) and hands the ones
+ * of the current mode to the preview through values->region; OK clears them, so the
+ * final run (and the stored last values) compute their own. */
+typedef struct {
+  gboolean ready;
+  gfx_enhance_region luma, channels;
+} region_stats;
+
+static region_stats stats;
+
+static void
+put_region (gfx_dialog *dlg)
+{
+  gfx_enhance_params *v = gfx_dialog_values (dlg);
+  memset (&v->region, 0, sizeof v->region);
+  if (stats.ready)
+    v->region = v->per_channel ? stats.channels : stats.luma;
+}
+
+static void
+build (gfx_dialog *dlg, GtkWidget *box, void *user)
+{
+  (void) box, (void) user;
+  gint32 drawable = gfx_dialog_drawable (dlg);
+  gfx_ui_rect rect;
+  gfx_image img = { 0 };
+  gfx_error err;
+  gfx_enhance_params p = *(const gfx_enhance_params *) gfx_dialog_values (dlg);
+  stats.ready = gfx_ui_drawable_region (drawable, &rect, &err) == GFX_OK
+                && gfx_ui_drawable_read (drawable, &rect, &img, &err) == GFX_OK;
+  p.per_channel = 0;
+  stats.ready = stats.ready && gfx_enhance_region_totals (&img, &p, &stats.luma, &err) == GFX_OK;
+  p.per_channel = 1;
+  stats.ready = stats.ready
+                && gfx_enhance_region_totals (&img, &p, &stats.channels, &err) == GFX_OK;
+  gfx_image_free (&img);
+  put_region (dlg);
+}
+
+static void
+changed (gfx_dialog *dlg, void *user)
+{
+  (void) user;
+  put_region (dlg);
+}
+
+static gboolean
+accept (gfx_dialog *dlg, gfx_error *err, void *user)
+{
+  (void) err, (void) user;
+  gfx_enhance_params *v = gfx_dialog_values (dlg);
+  memset (&v->region, 0, sizeof v->region);
+  return TRUE;
+}
+
+static const gfx_dialog_hooks enhance_hooks = { .build = build, .changed = changed,
+                                                .accept = accept };
 
 static const gfx_ui_proc enhance_proc = {
   .filter = &gfx_enhance_filter,
@@ -18,6 +80,7 @@ static const gfx_ui_proc enhance_proc = {
              "kept; only the selection changes."),
   .mask_param = "mask-layer",
   .mask_layer = N_("Local enhance mask"),
+  .hooks = &enhance_hooks,
 };
 
 static void

@@ -346,6 +346,49 @@ test_brute_force (void)
       }
 }
 
+/* A preview of part of the image with the whole region's totals decides like the full run
+ * (away from the part's border, where the window would reach beyond it). */
+static void
+test_region (void)
+{
+  for (int per_channel = 0; per_channel <= 1; per_channel++)
+    {
+      gfx_image full, crop, out, mask, cout, cmask;
+      gfx_error err;
+      gfx_run_info info;
+      gfx_image_alloc (&full, 150, 110, 3, false, GFX_U8, &err);
+      fill (&full);
+      gfx_enhance_params p = case_params (5, per_channel, GFX_RULE_3RD);
+      int ok = gfx_enhance_cpu (&full, &out, &mask, &p, NULL, &err) == GFX_OK;
+      ok = ok && gfx_enhance_region_totals (&full, &p, &p.region, &err) == GFX_OK;
+      const int x0 = 40, y0 = 30, w = 60, h = 50, r = 2;
+      gfx_image_alloc (&crop, w, h, 3, false, GFX_U8, &err);
+      for (int y = 0; y < h; y++)
+        memcpy ((uint8_t *) crop.pixels + (size_t) y * w * 3,
+                (uint8_t *) full.pixels + ((size_t) (y0 + y) * full.width + x0) * 3, (size_t) w * 3);
+      p.backend = GFX_BACKEND_AUTO;
+      ok = ok && gfx_enhance (&crop, &cout, &cmask, &p, NULL, &info, &err) == GFX_OK
+           && info.used == GFX_BACKEND_CPU;
+      long same = 0, enhanced = 0;
+      for (int y = r; ok && y < h - r; y++)
+        for (int x = r; x < w - r; x++)
+          {
+            uint8_t a = ((uint8_t *) cmask.pixels)[y * w + x];
+            uint8_t b = ((uint8_t *) mask.pixels)[(y0 + y) * full.width + x0 + x];
+            same += a == b;
+            enhanced += a != 0;
+          }
+      ok = ok && same == (long) (w - 2 * r) * (h - 2 * r) && enhanced > 0;
+      CHECK (ok, "preview of a part with the whole region's totals = full run there (%s, %ld enhanced)",
+             per_channel ? "per-channel" : "luminance", enhanced);
+      gfx_image_free (&full), gfx_image_free (&crop);
+      if (out.pixels)
+        gfx_image_free (&out), gfx_image_free (&mask);
+      if (cout.pixels)
+        gfx_image_free (&cout), gfx_image_free (&cmask);
+    }
+}
+
 static void
 cancel_now (void *ctx, double f)
 {
@@ -459,6 +502,7 @@ main (void)
   test_hand_cases ();
   test_hue ();
   test_brute_force ();
+  test_region ();
   test_cancel ();
   test_gpu ();
   return check_exit_status ();
