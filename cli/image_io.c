@@ -91,10 +91,106 @@ pick_layout (const Babl *fmt, int *colors, bool *alpha, gfx_depth *depth)
                                                : GFX_F32;
 }
 
+/* Decoders print straight to stderr (libpng's "LIBPNG ERROR: ...", its warnings) and
+ * libjpeg even exit()s on a broken file.  While GEGL loads, fd 2 goes to a temporary file:
+ * an error there refuses the image (instead of processing a half-decoded one), and an exit
+ * from inside a decoder still ends with one line naming the file (status 2). */
+static int saved_stderr = -1;
+static FILE *captured;
+static const char *capture_path;
+
+static void
+captured_text (char *buf, size_t len)
+{
+  buf[0] = '\0';
+  if (!captured)
+    return;
+  fflush (stderr);
+  rewind (captured);
+  size_t n = fread (buf, 1, len - 1, captured);
+  buf[n] = '\0';
+  if (getenv ("GPUFX_DEBUG") && saved_stderr >= 0)
+    (void) !write (saved_stderr, buf, n);
+  for (char *c = buf; *c; c++)
+    if (*c == '\n' || *c == '\r')
+      *c = ' ';
+}
+
+static void
+capture_end (char *said, size_t len)
+{
+  captured_text (said, len);
+  if (saved_stderr >= 0)
+    {
+      fflush (stderr);
+      dup2 (saved_stderr, 2);
+      close (saved_stderr);
+    }
+  if (captured)
+    fclose (captured);
+  saved_stderr = -1;
+  captured = NULL;
+}
+
+static void
+exit_while_capturing (void)
+{
+  if (!captured)
+    return;
+  char said[256];
+  capture_end (said, sizeof said);
+  fprintf (stderr, "gpufx: %s: cannot read this file as an image (%s)\n", capture_path, said);
+  _exit (CLI_USAGE);
+}
+
+static void
+capture_begin (const char *path)
+{
+  static bool registered;
+  fflush (stderr);
+  captured = tmpfile ();
+  saved_stderr = captured ? dup (2) : -1;
+  if (saved_stderr < 0 || dup2 (fileno (captured), 2) < 0)
+    {
+      if (captured)
+        fclose (captured);
+      captured = NULL;
+      return;
+    }
+  capture_path = path;
+  if (!registered)
+    registered = atexit (exit_while_capturing) == 0;
+}
+
+/* Whether a decoder's words say it failed (warnings alone do not refuse the image). */
+static bool
+decoder_failed (const char *said)
+{
+  return strstr (said, "ERROR") || strstr (said, "libpng error") || strstr (said, "Premature end");
+}
+
+/* Refuses sizes that cannot work before GEGL allocates: above the core's limit, or when
+ * even one byte a pixel for GEGL's copy and ours exceeds the machine's memory. */
+static gfx_status
+check_size (const char *path, const GeglRectangle *box, gfx_error *err)
+{
+  size_t pixels = (size_t) box->width * (size_t) box->height;
+  size_t memory = (size_t) sysconf (_SC_PHYS_PAGES) * (size_t) sysconf (_SC_PAGESIZE);
+  if (pixels > GFX_MAX_SAMPLES / 4)
+    return gfx_fail (err, GFX_ERR_INPUT, "%s: %d x %d pixels is too large (gpufx accepts at "
+                     "most %zu pixels)", path, box->width, box->height, GFX_MAX_SAMPLES / 4);
+  if (memory > 0 && pixels > memory / 2)
+    return gfx_fail (err, GFX_ERR_INPUT, "%s: %d x %d pixels is too large for this machine's "
+                     "%zu MiB of memory", path, box->width, box->height, memory >> 20);
+  return GFX_OK;
+}
+
 static GeglBuffer *
-load_buffer (const char *path)
+load_buffer (const char *path, gfx_error *err)
 {
   GeglBuffer *buffer = NULL;
+  char said[256];
+  capture_begin (path);
   GeglNode *graph = gegl_node_new ();
   GeglNode *load = gegl_node_new_child (graph, "operation", "gegl:load", "path", path, NULL);
   GeglNode *sink = gegl_node_new_child (graph, "operation", "gegl:buffer-sink", "buffer",
@@ -103,10 +199,18 @@ load_buffer (const char *path)
   /* An unreadable file has an empty extent or, through the magick fallback loader, at
    * times an infinite one; processing either can take for ever. */
   GeglRectangle box = gegl_node_get_bounding_box (load);
-  if (box.width > 0 && box.height > 0 && !gegl_rectangle_is_infinite_plane (&box)
-      && (size_t) box.width * (size_t) box.height <= GFX_MAX_SAMPLES / 4)
+  bool sized = box.width > 0 && box.height > 0 && !gegl_rectangle_is_infinite_plane (&box);
+  if (sized && check_size (path, &box, err) == GFX_OK)
     gegl_node_process (sink);
+  capture_end (said, sizeof said);
   g_object_unref (graph);
+  if (buffer && decoder_failed (said))
+    {
+      g_object_unref (buffer);
+      buffer = NULL;
+    }
+  if (said[0] && !gegl_said[0])
+    snprintf (gegl_said, sizeof gegl_said, "%s", said);
   return buffer;
 }
 
@@ -115,18 +219,25 @@ cli_load (const char *path, gfx_image *img, char *note, size_t note_len, gfx_err
 {
   memset (img, 0, sizeof *img);
   note[0] = '\0';
+  struct stat sb;
+  if (stat (path, &sb) == 0 && !S_ISREG (sb.st_mode)) /* a fifo would block for ever */
+    return gfx_fail (err, GFX_ERR_INPUT, "%s: not a regular file (%s)", path,
+                     S_ISDIR (sb.st_mode) ? "a folder" : "a device, fifo or socket");
   FILE *f = fopen (path, "rb");
   if (!f)
     return gfx_fail (err, GFX_ERR_INPUT, "%s: cannot read: %s", path, strerror (errno));
   fclose (f);
   start_gegl ();
   gegl_said[0] = '\0';
-  GeglBuffer *buffer = load_buffer (path);
+  gfx_error_clear (err);
+  GeglBuffer *buffer = load_buffer (path, err);
   const GeglRectangle *r = buffer ? gegl_buffer_get_extent (buffer) : NULL;
   if (!r || r->width < 1 || r->height < 1)
     {
       if (buffer)
         g_object_unref (buffer);
+      if (err->msg[0]) /* refused for its size */
+        return err->status;
       return gfx_fail (err, GFX_ERR_INPUT, "%s: GEGL cannot read this file as an image%s%s%s",
                        path, gegl_said[0] ? " (" : "", gegl_said, gegl_said[0] ? ")" : "");
     }
@@ -317,6 +428,9 @@ cli_check_output (const char *path, gfx_error *err)
   if (!saver_for (path))
     return gfx_fail (err, GFX_ERR_INPUT, "%s: GEGL has no saver for this file name's "
                      "extension (use .png, .tif, .jpg, .ppm, .webp...)", path);
+  struct stat sb;
+  if (stat (path, &sb) == 0 && S_ISDIR (sb.st_mode))
+    return gfx_fail (err, GFX_ERR_IO, "%s: cannot write: it is a folder", path);
   const char *slash = strrchr (path, '/');
   char dir[GFX_PATH_LEN];
   snprintf (dir, sizeof dir, "%.*s", slash ? (int) (slash - path) + 1 : 1, slash ? path : ".");
