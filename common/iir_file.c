@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* A cursor over the text that skips white space and comments and knows its line. */
 typedef struct {
@@ -178,6 +179,10 @@ gfx_iir_parse (const char *text, const char *source, gfx_iir_filter *f, gfx_erro
 gfx_status
 gfx_iir_read (const char *path, gfx_iir_filter *f, gfx_error *err)
 {
+  struct stat sb; /* opening a fifo would block for ever; a folder reads as an error */
+  if (stat (path, &sb) == 0 && !S_ISREG (sb.st_mode))
+    return gfx_fail (err, GFX_ERR_IO, "filter file '%s' cannot be read: not a regular file (%s)",
+                     path, S_ISDIR (sb.st_mode) ? "a folder" : "a device, fifo or socket");
   FILE *fp = fopen (path, "rb");
   if (!fp)
     return gfx_fail (err, GFX_ERR_IO, "filter file '%s' cannot be read: %s", path,
