@@ -94,13 +94,35 @@ keys_and_totals (void *ctx, int worker, int n_workers)
       if (j->key_owned)
         key_row (j, y);
       size_t b = (size_t) y * j->w;
-      for (int x = 0; x < j->w; x++)
+      /* 64-bit partial sums over chunks of 2^15 keys (k^2 <= 2^48), then 128-bit. */
+      for (int x0 = 0; x0 < j->w; x0 += 1 << 15)
         {
-          int64_t k = j->kind == ENH_KEY_U8    ? ((const uint8_t *) j->key)[b + x]
-                      : j->kind == ENH_KEY_U16 ? ((const uint16_t *) j->key)[b + x]
-                                               : ((const int32_t *) j->key)[b + x];
-          t1 += k;
-          t2 += (gfx_u128) (uint64_t) (k * k);
+          int64_t c1 = 0;
+          uint64_t c2 = 0;
+          int x1 = j->w - x0 < (1 << 15) ? j->w : x0 + (1 << 15);
+          if (j->kind == ENH_KEY_U8)
+            for (int x = x0; x < x1; x++)
+              {
+                uint32_t k = ((const uint8_t *) j->key)[b + x];
+                c1 += k;
+                c2 += k * k;
+              }
+          else if (j->kind == ENH_KEY_U16)
+            for (int x = x0; x < x1; x++)
+              {
+                uint64_t k = ((const uint16_t *) j->key)[b + x];
+                c1 += (int64_t) k;
+                c2 += k * k;
+              }
+          else
+            for (int x = x0; x < x1; x++)
+              {
+                int64_t k = ((const int32_t *) j->key)[b + x];
+                c1 += k;
+                c2 += (uint64_t) (k * k);
+              }
+          t1 += c1;
+          t2 += c2;
         }
       if (row_done (j, worker, y, y0, y1))
         break;
@@ -151,7 +173,20 @@ keys_and_totals (void *ctx, int worker, int n_workers)
             s2 += c2[idx[e]];                                                           \
           }                                                                             \
         uint8_t *dec = j->dec + (size_t) y * w;                                         \
-        for (int x = 0; x < w; x++)                                                     \
+        int x = 0, interior_end = w - r - 1; /* reflected columns only near the borders */ \
+        for (; x < w && (x < r || x >= interior_end); x++)                              \
+          {                                                                             \
+            dec[x] = (uint8_t) (DECIDE);                                                \
+            s1 += c1[idx[x + 2 * r + 1]] - c1[idx[x]];                                  \
+            s2 += c2[idx[x + 2 * r + 1]] - c2[idx[x]];                                  \
+          }                                                                             \
+        for (; x < interior_end; x++)                                                   \
+          {                                                                             \
+            dec[x] = (uint8_t) (DECIDE);                                                \
+            s1 += c1[x + r + 1] - c1[x - r];                                            \
+            s2 += c2[x + r + 1] - c2[x - r];                                            \
+          }                                                                             \
+        for (; x < w; x++)                                                              \
           {                                                                             \
             dec[x] = (uint8_t) (DECIDE);                                                \
             s1 += c1[idx[x + 2 * r + 1]] - c1[idx[x]];                                  \
