@@ -1,0 +1,200 @@
+/* Writing images with GEGL for the CLI (see cli.h): savers by extension, a temporary file
+ * renamed at the end, PGM/PPM written directly. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gegl.h>
+
+#include "cli.h"
+#include "image_io.h"
+
+/* The temporary file being written, removed if a signal ends the process meanwhile. */
+static char pending_tmp[GFX_PATH_LEN + 32];
+
+/* Savers by extension.  GEGL's own lookup silently falls back to PNG for unknown
+ * extensions (and warns on stderr); an explicit table refuses them instead. */
+static const char *const SAVERS[][2] = {
+  { ".png", "gegl:png-save" },  { ".jpg", "gegl:jpg-save" },   { ".jpeg", "gegl:jpg-save" },
+  { ".tif", "gegl:tiff-save" }, { ".tiff", "gegl:tiff-save" }, { ".ppm", "gegl:ppm-save" },
+  { ".pgm", "gegl:ppm-save" },  { ".pnm", "gegl:ppm-save" },   { ".webp", "gegl:webp-save" },
+  { ".exr", "gegl:exr-save" },  { ".hdr", "gegl:rgbe-save" },  { ".npy", "gegl:npy-save" },
+};
+
+/* GEGL's saver for the extension of path ("gegl:png-save"), or NULL. */
+static const char *
+saver_for (const char *path)
+{
+  const char *dot = strrchr (path, '.'), *slash = strrchr (path, '/');
+  if (!dot || (slash && dot < slash))
+    return NULL;
+  for (size_t i = 0; i < sizeof SAVERS / sizeof SAVERS[0]; i++)
+    if (!g_ascii_strcasecmp (dot, SAVERS[i][0]) && gegl_has_operation (SAVERS[i][1]))
+      return SAVERS[i][1];
+  return NULL;
+}
+
+static void
+remove_pending (int sig)
+{
+  if (pending_tmp[0])
+    unlink (pending_tmp);
+  signal (sig, SIG_DFL);
+  raise (sig);
+}
+
+/* Creates an empty temporary file next to path, with the mode a new file would get. */
+static gfx_status
+make_temp (const char *path, char *tmp, size_t len, gfx_error *err)
+{
+  const char *slash = strrchr (path, '/');
+  int dir_len = slash ? (int) (slash - path) + 1 : 0;
+  snprintf (tmp, len, "%.*s.gpufx-XXXXXX", dir_len, path);
+  int fd = mkstemp (tmp);
+  if (fd < 0)
+    return gfx_fail (err, GFX_ERR_IO, "%s: cannot write in %.*s: %s", path,
+                     dir_len ? dir_len : 1, dir_len ? path : ".", strerror (errno));
+  mode_t mask = umask (0);
+  umask (mask);
+  if (fchmod (fd, 0666 & ~mask) != 0 || close (fd) != 0)
+    {
+      unlink (tmp);
+      return gfx_fail (err, GFX_ERR_IO, "%s: %s", tmp, strerror (errno));
+    }
+  return GFX_OK;
+}
+
+static void
+write_buffer (GeglBuffer *buffer, const char *op, const char *path, gfx_depth depth)
+{
+  GeglNode *graph = gegl_node_new ();
+  GeglNode *src = gegl_node_new_child (graph, "operation", "gegl:buffer-source", "buffer",
+                                       buffer, NULL);
+  GeglNode *save = gegl_node_new_child (graph, "operation", op, "path", path, NULL);
+  /* Keep the precision: png and ppm hold 8 or 16 bits; tiff (it has "fp") also float. */
+  int bits = depth == GFX_U8 ? 8 : depth == GFX_U16 ? 16 : 32;
+  if (!gegl_operation_find_property (op, "fp") && bits > 16)
+    bits = 16;
+  if (gegl_operation_find_property (op, "bitdepth"))
+    gegl_node_set (save, "bitdepth", bits, NULL);
+  gegl_node_link (src, save);
+  gegl_node_process (save);
+  g_object_unref (graph);
+}
+
+/* PGM/PPM ourselves: GEGL's ppm-save writes even gray images as RGB pixmaps.  8-bit stays
+ * 8-bit; 16-bit and float become 16-bit (big-endian, as the format says). */
+static bool
+write_pnm (const char *path, const gfx_image *img)
+{
+  FILE *f = fopen (path, "wb");
+  if (!f)
+    return false;
+  int wide = img->depth != GFX_U8;
+  fprintf (f, "P%d\n%d %d\n%d\n", img->channels == 1 ? 5 : 6, img->width, img->height,
+           wide ? 65535 : 255);
+  size_t n = gfx_image_samples (img);
+  for (size_t i = 0; i < n; i++)
+    {
+      float s = gfx_sample_get (img, i) * (wide ? 65535.0f : 255.0f) + 0.5f;
+      unsigned v = s <= 0.0f ? 0 : s >= (wide ? 65535.0f : 255.0f) ? (wide ? 65535 : 255)
+                                                                   : (unsigned) s;
+      if (wide)
+        putc ((int) (v >> 8), f);
+      putc ((int) (v & 255), f);
+    }
+  bool ok = !ferror (f);
+  return fclose (f) == 0 && ok;
+}
+
+gfx_status
+cli_save (const char *path, const gfx_image *img, gfx_error *err)
+{
+  gfx_status st = cli_check_output (path, err);
+  if (st != GFX_OK)
+    return st;
+  const char *op = saver_for (path);
+  char tmp[sizeof pending_tmp];
+  st = make_temp (path, tmp, sizeof tmp, err);
+  if (st != GFX_OK)
+    return st;
+  snprintf (pending_tmp, sizeof pending_tmp, "%s", tmp);
+  signal (SIGINT, remove_pending);
+  signal (SIGTERM, remove_pending);
+  char *said = cli_gegl_said ();
+  said[0] = '\0';
+  bool written = true;
+  if (!strcmp (op, "gegl:ppm-save") && !img->has_alpha)
+    written = write_pnm (tmp, img);
+  else
+    {
+      const Babl *fmt = cli_layout_format (gfx_image_color_channels (img), img->has_alpha,
+                                           img->depth);
+      GeglRectangle rect = { 0, 0, img->width, img->height };
+      GeglBuffer *buffer = gegl_buffer_new (&rect, fmt);
+      gegl_buffer_set (buffer, &rect, 0, fmt, img->pixels, GEGL_AUTO_ROWSTRIDE);
+      write_buffer (buffer, op, tmp, img->depth);
+      g_object_unref (buffer);
+    }
+  struct stat sb;
+  /* GEGL savers report failure only as a warning: an empty file is the sign. */
+  if (!written || stat (tmp, &sb) != 0 || sb.st_size == 0)
+    st = gfx_fail (err, GFX_ERR_IO, "%s: GEGL (%s) could not write the image%s%s%s", path, op,
+                   said[0] ? " (" : "", said, said[0] ? ")" : "");
+  else if (rename (tmp, path) != 0)
+    st = gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", path, strerror (errno));
+  if (st != GFX_OK)
+    unlink (tmp);
+  pending_tmp[0] = '\0';
+  signal (SIGINT, SIG_DFL);
+  signal (SIGTERM, SIG_DFL);
+  return st;
+}
+
+gfx_status
+cli_side_by_side (const gfx_image *a, const gfx_image *b, gfx_image *out, gfx_error *err)
+{
+  int height = a->height > b->height ? a->height : b->height;
+  gfx_status st = gfx_image_alloc (out, a->width + b->width, height, a->channels, a->has_alpha,
+                                   a->depth, err);
+  if (st != GFX_OK)
+    return st;
+  if (b->channels != a->channels || b->depth != a->depth)
+    {
+      gfx_image_free (out);
+      return gfx_fail (err, GFX_ERR_INTERNAL, "--compare: the result's layout differs");
+    }
+  size_t px = gfx_depth_bytes (a->depth) * a->channels, row = px * out->width;
+  for (int y = 0; y < height; y++)
+    {
+      char *dst = (char *) out->pixels + y * row;
+      if (y < a->height)
+        memcpy (dst, (const char *) a->pixels + y * px * a->width, px * a->width);
+      if (y < b->height)
+        memcpy (dst + px * a->width, (const char *) b->pixels + y * px * b->width,
+                px * b->width);
+    }
+  return GFX_OK;
+}
+
+gfx_status
+cli_check_output (const char *path, gfx_error *err)
+{
+  cli_gegl_start ();
+  if (!saver_for (path))
+    return gfx_fail (err, GFX_ERR_INPUT, "%s: GEGL has no saver for this file name's "
+                     "extension (use .png, .tif, .jpg, .ppm, .webp...)", path);
+  struct stat sb;
+  if (stat (path, &sb) == 0 && S_ISDIR (sb.st_mode))
+    return gfx_fail (err, GFX_ERR_IO, "%s: cannot write: it is a folder", path);
+  const char *slash = strrchr (path, '/');
+  char dir[GFX_PATH_LEN];
+  snprintf (dir, sizeof dir, "%.*s", slash ? (int) (slash - path) + 1 : 1, slash ? path : ".");
+  if (access (dir, W_OK) != 0)
+    return gfx_fail (err, GFX_ERR_IO, "%s: cannot write in %s: %s", path, dir, strerror (errno));
+  return GFX_OK;
+}
