@@ -40,9 +40,9 @@ def fmt_time(s):
 
 def _cmd_line(cmd):
     try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                            timeout=30)
-        return p.stdout.strip().splitlines()[0] if p.stdout.strip() else ""
+        return p.stdout.strip().splitlines()[0] if p.stdout.strip() else "unknown"
     except Exception as e:  # only informative
         return "unknown (%s)" % e.__class__.__name__
 

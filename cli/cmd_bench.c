@@ -51,9 +51,11 @@ cmp_double (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* A warm-up run this slow is kept as a sample, and at most 3 runs are made: the big
- * single-core cases would otherwise take minutes. */
+/* A warm-up run slower than BENCH_SLOW_S is kept as a sample and at most 3 runs are
+ * made; one slower than BENCH_VERY_SLOW_S is the only run (the big CPU cases would
+ * otherwise take minutes). */
 #define BENCH_SLOW_S 2.0
+#define BENCH_VERY_SLOW_S 10.0
 
 /* Times filter->apply on `in` with `values`; fills median and min seconds, the number of
  * samples and the backend actually used.  Returns the status of the first failing run. */
@@ -76,7 +78,7 @@ time_apply (const gfx_filter *f, const gfx_image *in, const void *values, int re
       if (st == GFX_OK && (i >= 0 || dt > BENCH_SLOW_S))
         t[n++] = dt;
       if (i < 0 && dt > BENCH_SLOW_S && repeat > 2)
-        repeat = 2;
+        repeat = dt > BENCH_VERY_SLOW_S ? 0 : 2;
       *used = run.info.used;
       gfx_image_free (&out);
       if (run.mask)
