@@ -1,7 +1,8 @@
 #!/bin/bash
 # The halftone dialog, run unattended under Xvfb (GPUFX_DIALOG_AUTO_* test hooks):
 # OK starts from the last values and gives the same pixels as the CLI with them, Reset
-# restores the declared defaults, Cancel leaves the drawable untouched.
+# restores the declared defaults, Cancel (before or during the run) leaves the drawable
+# untouched.
 source "$(dirname "$0")/lib.sh"
 if [ -z "${DISPLAY:-}" ]; then
   command -v xvfb-run >/dev/null || { skip gimp/halftone-dialog "xvfb-run not installed"; exit 0; }
@@ -28,4 +29,10 @@ fi
 GPUFX_DIALOG_AUTO_CANCEL=1.5 gimp_batch "$work/cancel.log" "$(interactive cancel.png)"
 if batch_ok halftone-dialog-cancel "$work/cancel.log" $?; then
   check_images halftone-dialog-cancel-untouched same "$work/cancel.png" "$work/rgba8.png"
+fi
+
+# OK then a cancelled run (GPUFX_TEST_CANCEL cancels the work as it starts): untouched.
+GPUFX_TEST_CANCEL=1 GPUFX_DIALOG_AUTO_OK=1.5 gimp_batch "$work/runcancel.log" "$(interactive runcancel.png)"
+if batch_ok halftone-dialog-run-cancelled "$work/runcancel.log" $?; then
+  check_images halftone-dialog-run-cancel-untouched same "$work/runcancel.png" "$work/rgba8.png"
 fi
