@@ -59,26 +59,43 @@ show_fragments (identify_ui *ui, const identify_job *job)
   gfx_image_free (&over);
 }
 
+/* Through the filter-file entry, as if typed: the dialog updates its values, the deblur
+ * hooks redraw the stability view and the preview re-renders.  Cleared first, so that a
+ * new filter under the same name counts as a change. */
+static void
+point_dialog_at (identify_ui *ui, const char *path)
+{
+  GtkWidget *entry = gfx_dialog_widget (ui->dlg, "filter-file");
+  if (entry && GTK_IS_ENTRY (entry))
+    {
+      gtk_entry_set_text (GTK_ENTRY (entry), "");
+      gtk_entry_set_text (GTK_ENTRY (entry), path);
+    }
+  else
+    {
+      gfx_iir_deblur_params *dp = gfx_dialog_values (ui->dlg);
+      g_strlcpy (dp->filter_file, path, sizeof dp->filter_file);
+      gfx_dialog_sync (ui->dlg);
+    }
+}
+
 /* Writes the filter where the deblur parameters say (or a default) and points them there. */
 static gfx_status
 store_filter (identify_ui *ui, identify_job *job, gfx_error *err)
 {
-  gfx_iir_deblur_params *dp = gfx_dialog_values (ui->dlg);
-  if (!dp->filter_file[0])
-    {
-      gchar *path = g_build_filename (gimp_directory (), "gpufx-identified.iir", NULL);
-      g_strlcpy (dp->filter_file, path, sizeof dp->filter_file);
-      g_free (path);
-    }
+  const gfx_iir_deblur_params *dp = gfx_dialog_values (ui->dlg);
+  gchar *path = dp->filter_file[0] ? g_strdup (dp->filter_file)
+                                   : g_build_filename (gimp_directory (),
+                                                       "gpufx-identified.iir", NULL);
   char text[2048];
   gfx_identify_report_text (&job->rep, job->p.method, text, sizeof text);
-  gfx_status st = gfx_iir_write (dp->filter_file, &job->f, text, err);
+  gfx_status st = gfx_iir_write (path, &job->f, text, err);
   if (st == GFX_OK)
     {
-      g_strlcpy (job->p.filter_file, dp->filter_file, sizeof job->p.filter_file);
       gtk_label_set_text (GTK_LABEL (ui->report), text);
-      gfx_dialog_sync (ui->dlg); /* the preview re-reads the file */
+      point_dialog_at (ui, path);
     }
+  g_free (path);
   return st;
 }
 
