@@ -93,3 +93,46 @@ check_images () {
   local why
   why=$("$py" "$top/tests/gimp/imgcmp.py" "$@" 2>&1) && pass "$name" || fail "$name" "$why"
 }
+
+# need_display NAME ARGS...: without $DISPLAY, re-runs the calling test under Xvfb (or
+# SKIPs it when xvfb-run is missing).  Call it first, with "$@".
+need_display () {
+  local name=$1; shift
+  [ -n "${DISPLAY:-}" ] && return 0
+  command -v xvfb-run >/dev/null || { skip "$name" "xvfb-run not installed"; exit 0; }
+  exec xvfb-run -a -s '-screen 0 1280x1024x24' bash "$0" "$@"
+}
+
+# dialog_checks PREFIX PROC LAST_ARGS DIALOG_ARGS CLI_SUBCOMMAND [CLI_ARGS...]
+# The shared dialog run unattended (GPUFX_DIALOG_AUTO_* hooks) on rgba8.png, after a
+# RUN-NONINTERACTIVE call of PROC with LAST_ARGS on gray8.png set the last values:
+#   OK starts from the last values (= the CLI with CLI_ARGS, the same values), Reset
+#   gives the declared defaults (= the CLI without options), Cancel before the run and a
+#   run cancelled after OK (GPUFX_TEST_CANCEL) leave the drawable untouched.
+# Needs gimp_setup and make_inputs.py's files in $work.
+dialog_checks () {
+  local prefix=$1 proc=$2 last_args=$3 dialog_args=$4 sub=$5; shift 5
+  local ok=${DIALOG_OK_DELAY:-1.5} last interactive
+  last=$(scm_run gray8.png discard.png "($proc RUN-NONINTERACTIVE img drw $last_args)")
+  interactive () { scm_run rgba8.png "$1" "($proc RUN-INTERACTIVE img drw $dialog_args)"; }
+  run_cli_ref () { "$build/gpufx" "$sub" "$work/rgba8.png" "$@" --backend cpu --quiet; }
+
+  GPUFX_DIALOG_AUTO_OK=$ok gimp_batch "$work/dlg-ok.log" "$last" "$(interactive dlg-ok.png)"
+  if batch_ok "$prefix-dialog-ok" "$work/dlg-ok.log" $?; then
+    run_cli_ref "$work/dlg-cli-last.png" "$@"
+    compare_images "$prefix-dialog-uses-last-values" "$work/dlg-ok.png" "$work/dlg-cli-last.png"
+  fi
+  GPUFX_DIALOG_AUTO_RESET=1 GPUFX_DIALOG_AUTO_OK=$ok gimp_batch "$work/dlg-reset.log" "$last" \
+    "$(interactive dlg-reset.png)"
+  if batch_ok "$prefix-dialog-reset-ok" "$work/dlg-reset.log" $?; then
+    run_cli_ref "$work/dlg-cli-default.png"
+    compare_images "$prefix-dialog-reset-gives-defaults" "$work/dlg-reset.png" "$work/dlg-cli-default.png"
+  fi
+  GPUFX_DIALOG_AUTO_CANCEL=$ok gimp_batch "$work/dlg-cancel.log" "$(interactive dlg-cancel.png)"
+  batch_ok "$prefix-dialog-cancel" "$work/dlg-cancel.log" $? \
+    && check_images "$prefix-dialog-cancel-untouched" same "$work/dlg-cancel.png" "$work/rgba8.png"
+  GPUFX_TEST_CANCEL=1 GPUFX_DIALOG_AUTO_OK=$ok gimp_batch "$work/dlg-runcancel.log" \
+    "$(interactive dlg-runcancel.png)"
+  batch_ok "$prefix-dialog-run-cancelled" "$work/dlg-runcancel.log" $? \
+    && check_images "$prefix-dialog-run-cancel-untouched" same "$work/dlg-runcancel.png" "$work/rgba8.png"
+}

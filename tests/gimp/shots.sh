@@ -3,9 +3,7 @@
 # Usage: tests/gimp/shots.sh [OUTDIR]   (default docs; BUILD from GPUFX_BUILD or build/)
 # Add a plug-in with one more `shot` line: output name, window title msgid, image, call.
 source "$(dirname "$0")/lib.sh"
-if [ -z "${DISPLAY:-}" ]; then
-  exec xvfb-run -a -s '-screen 0 1280x1024x24' bash "$0" "$@"
-fi
+need_display shots "$@"
 out=$(realpath -m "${1:-$top/docs}")
 mkdir -p "$out"
 gimp_setup shots >/dev/null
