@@ -1,0 +1,87 @@
+"""`gpufx stability` and `gpufx deblur` from the outside (SPEC section 4): one line per
+quadrant `qN stable margin 0.1234`, margins against the closed form of
+B = 1 - a z1^-1 - b z2^-1 (1 - max(|a|/(1-|b|), |b|/(1-|a|))), exit 3 when a quadrant is
+unstable, --plot writes the 2 x 2 panel picture, --stabilise writes a stable filter that
+deblur then accepts, and malformed files exit 2 naming the line."""
+import os
+import re
+
+import numpy as np
+
+import gfxtest as T
+
+
+def textbook(path, ab):
+    """Each quadrant q gets B = 1 - a z1^-1 - b z2^-1 with (a, b) = ab[q]."""
+    lines = ["gpufx-iir 1", "mask 2 2"]
+    for q, (a, b) in enumerate(ab):
+        lines += [f"q{q + 1} a {1 - a - b!r} 0 0 0", f"q{q + 1} b 1 {-b!r} {-a!r} 0"]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def margin(a, b):
+    return 1 - max(abs(a) / (1 - abs(b)), abs(b) / (1 - abs(a)))
+
+
+def main():
+    T.require_cli("py/test_iir_cli")
+    with T.tmpdir() as d:
+        stable = [(0.3, 0.4), (-0.2, 0.5), (0.1, -0.6), (0.45, 0.45)]
+        path = os.path.join(d, "stable.iir")
+        textbook(path, stable)
+        r = T.run_cli("stability", path)
+        lines = r.stdout.strip().splitlines()
+        T.check(r.returncode == 0 and len(lines) == 4, "stable filter: exit 0, four lines",
+                f"exit {r.returncode}: {r.stdout} {r.stderr}")
+        for q, (a, b) in enumerate(stable):
+            m = re.fullmatch(rf"q{q + 1} stable margin (-?\d+\.\d{{4}})", lines[q] if q < len(lines) else "")
+            T.check(m and abs(float(m.group(1)) - margin(a, b)) <= 5e-5,
+                    f"q{q + 1}: '{lines[q] if q < len(lines) else ''}' matches the closed form "
+                    f"{margin(a, b):.4f}")
+        bad = os.path.join(d, "unstable.iir")
+        textbook(bad, [(0.3, 0.4), (0.6, 0.5), (0.3, 0.4), (0.3, 0.4)])
+        png = os.path.join(d, "loci.png")
+        r = T.run_cli("stability", bad, "--plot", png, "--plot-size", "128")
+        want = f"q2 unstable margin {margin(0.6, 0.5):.4f}"
+        T.check(r.returncode == 3 and want in r.stdout, f"unstable q2: exit 3 and '{want}'",
+                f"exit {r.returncode}: {r.stdout}")
+        if os.path.exists(png):
+            img = T.load(png)
+            T.check(img.shape[:2] == (256, 256), "--plot writes 2 x 2 panels of 128",
+                    f"shape {img.shape}")
+            red = img[..., 0].astype(int) - img[..., 1]
+            T.check(red[1, 129] > 100 and red[1, 1] < 0, "q2's panel framed red, q1's green")
+        else:
+            T.check(False, "--plot writes the picture", r.stderr)
+        fixed = os.path.join(d, "fixed.iir")
+        r = T.run_cli("stability", bad, "--stabilise", fixed, "--margin", "0.05")
+        T.check(r.returncode == 0 and "q2 stabilised" in r.stdout, "--stabilise reports the "
+                "change", r.stdout + r.stderr)
+        r = T.run_cli("stability", fixed)
+        m = re.search(r"q2 stable margin (\d+\.\d+)", r.stdout)
+        T.check(r.returncode == 0 and m and float(m.group(1)) >= 0.0499,
+                "the stabilised file is stable with the asked margin", r.stdout)
+        src = os.path.join(d, "in.png")
+        T.save(src, T.noise(64, 48))
+        out = os.path.join(d, "out.png")
+        r = T.run_cli("deblur", src, out, "--filter", bad, "--backend", "cpu")
+        T.check(r.returncode == 3 and "q2" in r.stderr and not os.path.exists(out),
+                "deblur refuses the unstable filter with exit 3", r.stderr)
+        r = T.run_cli("deblur", src, out, "--filter", fixed, "--backend", "cpu")
+        T.check(r.returncode == 0 and os.path.exists(out), "deblur accepts the stabilised one",
+                r.stderr)
+        with open(bad) as f:
+            text = f.read().replace("q3 b 1", "q3 b 2")
+        with open(bad, "w") as f:
+            f.write(text)
+        r = T.run_cli("stability", bad)
+        T.check(r.returncode == 2 and "unstable.iir:8:" in r.stderr and "b(0,0)" in r.stderr,
+                "malformed file: exit 2 naming line 8 and b(0,0)", r.stderr)
+        r = T.run_cli("deblur", src, out, "--backend", "cpu")
+        T.check(r.returncode == 2 and "--filter" in r.stderr, "deblur without --filter: exit 2",
+                r.stderr)
+    T.finish()
+
+
+main()
