@@ -90,7 +90,7 @@ run_quadrant (cpu_job *job, int ch, int q, float *plane, double *xr, double *yr)
                   yw[k1 * GFX_IIR_W + k2] = ys[-k2];
                 }
             }
-          double y = gfx_iir_point (f->a[q], f->b[q], m1, m2, xw, yw, GFX_IIR_W, GFX_IIR_W);
+          double y = gfx_iir_point (f->a[q], f->b[q], m1, m2, xw, yw, m1, m2); /* same sums */
           yn[pad + c] = y;
           out_row[flip_h ? W - 1 - c : c] = (float) y;
         }
