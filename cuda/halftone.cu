@@ -159,6 +159,9 @@ check_args (const gfx_image *in, const gfx_image *out, int kernel, int levels, i
       || (in->depth != GFX_U8 && in->depth != GFX_U16 && in->depth != GFX_F32))
     return gfx_fail (err, GFX_ERR_INPUT, "gpu halftone: input and output images must be "
                      "allocated with the same layout");
+  if (in->width > (1 << 30)) /* column arithmetic is in int */
+    return gfx_fail (err, GFX_ERR_GPU, "gpu halftone: width %d is over the GPU path's "
+                     "limit of %d columns", in->width, 1 << 30);
   if (kernel < 0 || kernel >= GFX_KERNEL_COUNT)
     return gfx_fail (err, GFX_ERR_PARAM, "kernel = %d is not allowed: 0 to %d", kernel,
                      GFX_KERNEL_COUNT - 1);
