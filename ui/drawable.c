@@ -121,9 +121,13 @@ gfx_ui_add_mask_layer (gint32 image, gint32 drawable, const gfx_ui_rect *rect,
 void
 gfx_ui_backend_describe (int requested, char *buf, size_t len)
 {
-  char gpu[256];
+  /* Probed once: the dialog asks on every change and a CUDA probe is not free. */
+  static char gpu[256];
+  static int probed = -1;
+  if (probed < 0)
+    probed = gfx_backend_gpu_usable (gpu, sizeof gpu);
   gfx_backend b = gfx_backend_effective (requested);
-  gboolean usable = b != GFX_BACKEND_CPU && gfx_backend_gpu_usable (gpu, sizeof gpu);
+  gboolean usable = b != GFX_BACKEND_CPU && probed;
   if (usable)
     g_snprintf (buf, len, _("GPU: %s"), gpu);
   else if (b == GFX_BACKEND_GPU)

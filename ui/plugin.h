@@ -163,7 +163,8 @@ gfx_status gfx_ui_drawable_write (gint32 drawable, const gfx_ui_rect *rect,
 gfx_status gfx_ui_add_mask_layer (gint32 image, gint32 drawable, const gfx_ui_rect *rect,
                                   const gfx_image *mask, const char *name, gfx_error *err);
 
-/* "NVIDIA H100 80GB HBM3" or "CPU, 16 threads": the backend a request would use now. */
+/* "GPU: NVIDIA H100 80GB HBM3" or "CPU, 16 threads": the backend a request would use
+ * (the GPU is probed once per process).  Main thread only. */
 void gfx_ui_backend_describe (int requested, char *buf, size_t len);
 
 #endif
