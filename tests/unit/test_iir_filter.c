@@ -176,6 +176,27 @@ test_channels_threads_cancel (void)
   unsetenv ("GPUFX_THREADS");
   CHECK (ok, "one thread gives the same bits as all threads");
   gfx_image_free (&one);
+  /* More threads than quadrants: each quadrant is a row wavefront of several threads. */
+  gfx_iir_filter f5;
+  iir_random_filter (&f5, 5, 4, 0.8);
+  gfx_image wide, serial;
+  iir_random_image (&wide, 301, 97, 3, false, GFX_F32);
+  setenv ("GPUFX_THREADS", "1", 1);
+  ok = gfx_iir_filter_cpu (&f5, &wide, &serial, NULL, &err) == GFX_OK;
+  for (int t = 5; ok && t <= 23; t += 9)
+    {
+      char n[8];
+      snprintf (n, sizeof n, "%d", t);
+      setenv ("GPUFX_THREADS", n, 1);
+      gfx_image par;
+      ok = gfx_iir_filter_cpu (&f5, &wide, &par, NULL, &err) == GFX_OK && images_equal (&par, &serial);
+      CHECK (ok, "row wavefront with %d threads gives the same bits as one thread", t);
+      if (par.pixels)
+        gfx_image_free (&par);
+    }
+  unsetenv ("GPUFX_THREADS");
+  gfx_image_free (&serial);
+  gfx_image_free (&wide);
   gfx_progress p;
   gfx_progress_init (&p, NULL, NULL);
   gfx_progress_cancel (&p);
