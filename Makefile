@@ -124,10 +124,11 @@ pot:
 deps:
 	@scripts/deps.sh
 
-# All suites, then the unit tests again under ASan/UBSan; one summary line at the end.
+# All suites, then the unit tests again under ASan/UBSan (the ASan CLI is built for
+# tests/py/test_reliability.py's bad-input matrix); one summary line at the end.
 check: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory SAN=1 core tests-core
+	@$(MAKE) --no-print-directory SAN=1 core tests-core cli
 	@scripts/run-tests.sh $(BUILD) build/asan
 
 demo: deps
