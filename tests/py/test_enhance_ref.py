@@ -100,10 +100,13 @@ def run(img, p, tmp, name, per_channel=False, backend="cpu", ext=".png"):
     T.save(src, img)
     args = ["enhance", src, dst, "--backend", backend, "--mask-out", msk, "--quiet"]
     args += cli_args(p) + (["--per-channel"] if per_channel else [])
-    r = T.run_cli(*args)
-    if r.returncode != 0:
-        return None, None, r.stderr.strip()
-    return T.load(dst), T.load(msk), ""
+    try:
+        r = T.run_cli(*args)
+        if r.returncode != 0:
+            return None, None, r.stderr.strip()
+        return T.load(dst), T.load(msk), ""
+    except (OSError, IOError) as e:  # a missing or unreadable binary/output: a FAIL line
+        return None, None, str(e)
 
 
 def compare(img, p, tmp, label, per_channel=False, ext=".png"):
