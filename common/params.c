@@ -134,7 +134,7 @@ gfx_param_check (const gfx_param_desc *d, const void *values, gfx_error *err)
   double hi = d->type == GFX_PT_ENUM ? choice_count (d) - 1 : d->type == GFX_PT_BOOL ? 1 : d->max;
   int below = (d->flags & GFX_PF_MIN_EXCLUSIVE) ? !(v > lo) : !(v >= lo);
   if (isnan (v) || isinf (v) || below || !(v <= hi))
-    return gfx_fail (err, GFX_ERR_PARAM, "%s = %g is out of range: allowed %s", d->name, v, range);
+    return gfx_fail (err, GFX_ERR_PARAM, "%s = %.10g is out of range: allowed %s", d->name, v, range);
   return GFX_OK;
 }
 
