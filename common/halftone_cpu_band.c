@@ -15,48 +15,76 @@
 
 #define B BAND_ROWS
 
-/* Input samples as gfx_sample_get reads them, into the band's column-major block. */
-static void
-band_load (const job *j, const band *b)
+/* Input samples as gfx_sample_get reads them, into the band's column-major block: a
+ * column at a time, so the block is written in order while the rows are read as streams. */
+static inline __attribute__ ((always_inline)) void
+load_rows (const job *j, const band *b, int rows, gfx_depth depth)
 {
-  const gfx_image *in = j->in;
-  const size_t ch = (size_t) in->channels;
-  for (int r = 0; r < b->rows; r++)
-    {
-      float *dst = b->e + r;
-      if (in->depth == GFX_U8) /* the expression of gfx_sample_get */
-        for (int x = 0, n = j->width; x < n; x++)
-          dst[(size_t) x * B] = ((const uint8_t *) in->pixels)[b->first[r] + x * ch]
-                                * (1.0f / 255.0f);
-      else if (in->depth == GFX_U16)
-        for (int x = 0, n = j->width; x < n; x++)
-          dst[(size_t) x * B] = ((const uint16_t *) in->pixels)[b->first[r] + x * ch]
-                                * (1.0f / 65535.0f);
-      else
-        for (int x = 0, n = j->width; x < n; x++)
-          dst[(size_t) x * B] = ((const float *) in->pixels)[b->first[r] + x * ch];
-    }
+  const void *pixels = j->in->pixels;
+  const size_t ch = (size_t) j->in->channels;
+  size_t at[B];
+  for (int r = 0; r < rows; r++)
+    at[r] = b->first[r];
+  float *dst = b->e;
+  for (int x = 0, n = j->width; x < n; x++, dst += B)
+#pragma GCC unroll 16
+    for (int r = 0; r < rows; r++)
+      {
+        size_t i = at[r] + (size_t) x * ch;
+        dst[r] = depth == GFX_U8    ? ((const uint8_t *) pixels)[i] * (1.0f / 255.0f)
+                 : depth == GFX_U16 ? ((const uint16_t *) pixels)[i] * (1.0f / 65535.0f)
+                                    : ((const float *) pixels)[i];
+      }
 }
 
 /* Level indices to output samples as gfx_sample_set stores the level values. */
+static inline __attribute__ ((always_inline)) void
+store_rows (const job *j, const band *b, int rows, gfx_depth depth)
+{
+  void *pixels = j->out->pixels;
+  const size_t ch = (size_t) j->out->channels;
+  const uint8_t *out_u8 = j->out_u8;
+  const uint16_t *out_u16 = j->out_u16;
+  const float *level = j->level;
+  size_t at[B];
+  for (int r = 0; r < rows; r++)
+    at[r] = b->first[r];
+  const uint8_t *q = b->q;
+  for (int x = 0, n = j->width; x < n; x++, q += B)
+#pragma GCC unroll 16
+    for (int r = 0; r < rows; r++)
+      {
+        size_t i = at[r] + (size_t) x * ch;
+        if (depth == GFX_U8)
+          ((uint8_t *) pixels)[i] = out_u8[q[r]];
+        else if (depth == GFX_U16)
+          ((uint16_t *) pixels)[i] = out_u16[q[r]];
+        else
+          ((float *) pixels)[i] = level[q[r]];
+      }
+}
+
+/* A full band's row count is a constant the loops unroll over. */
+static void
+band_load (const job *j, const band *b)
+{
+  gfx_depth d = j->in->depth;
+  if (b->rows == B)
+    d == GFX_U8 ? load_rows (j, b, B, GFX_U8) : d == GFX_U16 ? load_rows (j, b, B, GFX_U16)
+                                                           : load_rows (j, b, B, GFX_F32);
+  else
+    load_rows (j, b, b->rows, d);
+}
+
 static void
 band_store (const job *j, const band *b)
 {
-  gfx_image *out = j->out;
-  const size_t ch = (size_t) out->channels;
-  for (int r = 0; r < b->rows; r++)
-    {
-      const uint8_t *q = b->q + r;
-      if (out->depth == GFX_U8)
-        for (int x = 0, n = j->width; x < n; x++)
-          ((uint8_t *) out->pixels)[b->first[r] + x * ch] = j->out_u8[q[(size_t) x * B]];
-      else if (out->depth == GFX_U16)
-        for (int x = 0, n = j->width; x < n; x++)
-          ((uint16_t *) out->pixels)[b->first[r] + x * ch] = j->out_u16[q[(size_t) x * B]];
-      else
-        for (int x = 0, n = j->width; x < n; x++)
-          ((float *) out->pixels)[b->first[r] + x * ch] = j->level[q[(size_t) x * B]];
-    }
+  gfx_depth d = j->out->depth;
+  if (b->rows == B)
+    d == GFX_U8 ? store_rows (j, b, B, GFX_U8) : d == GFX_U16 ? store_rows (j, b, B, GFX_U16)
+                                                            : store_rows (j, b, B, GFX_F32);
+  else
+    store_rows (j, b, b->rows, d);
 }
 
 /* Quantises v = input + e; stores its error and level index at *err, *q.  The reference's
