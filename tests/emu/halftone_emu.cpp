@@ -299,6 +299,10 @@ main (int argc, char **argv)
   check (200, 1, 1, GFX_U8, 0, 2, 32, 40);
   for (int k = 0; k < GFX_KERNEL_COUNT; k++)
     check (90, 100, 1, (gfx_depth) (k % 3), k, k % 2 ? 3 : 2, 64, 0);
+  /* wide enough for chunks with no checks (the fast path) in every kernel */
+  for (int k = 0; k < GFX_KERNEL_COUNT; k++)
+    check (260, 40, 1, (gfx_depth) ((k + 1) % 3), k, k % 3 == 0 ? 2 : k % 3 == 1 ? 3 : 256, 32,
+           k % 2);
   check (60, 80, 4, GFX_U8, 0, 2, 32, 0);
   check (60, 80, 3, GFX_F32, 1, 256, 32, 5);
   check (50, 100, 1, GFX_U16, 4, 2, 96, 100000);
