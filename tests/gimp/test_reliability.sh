@@ -1,0 +1,168 @@
+#!/bin/bash
+# Reliability of the PDB procedures in real GIMP batch mode (issue 8): every parameter of
+# every procedure just outside its range (and NaN/inf for the FLOAT ones) is a calling or
+# execution error that names the parameter, and the image stays exactly as it was; bad
+# filter files (missing, a folder, a fifo, malformed, unstable); a selection that does not
+# meet the layer; indexed images; a cancel (GPUFX_TEST_CANCEL hook) leaves the image
+# untouched; Cancel pressed in the dialog in the middle of a long run (Xvfb) too.
+# Each procedure's bad calls run in one script wrapped in (catch ...), so the image that is
+# saved at the end has been through all of them.
+source "$(dirname "$0")/lib.sh"
+if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null; then  # the dialog part needs X
+  exec xvfb-run -a -s '-screen 0 1280x1024x24' bash "$0" "$@"
+fi
+gimp_setup gimp/reliability
+"$py" "$top/tests/gimp/make_inputs.py" "$work" || { fail inputs "make_inputs.py failed"; exit 1; }
+mkdir "$work/folder.iir"; mkfifo "$work/fifo.iir"
+printf 'gpufx-iir 1\nmask 1 1\nq1 a 1\nq1 b 1\nq2 a 1\nq2 b 2\n' >"$work/bad.iir"
+{ echo 'gpufx-iir 1'; echo 'mask 1 2'; for q in 1 2 3 4; do echo "q$q a 1 0"; echo "q$q b 1 -2"; done; } >"$work/unstable.iir"
+NAN='(- (exp 1000.0) (exp 1000.0))'
+INF='(exp 1000.0)'
+
+# bad_calls NAME PROC "ARGS" REGEX ["ARGS" REGEX]...: one GIMP session runs PROC with each
+# ARGS on gray8.png inside catch, saves the image; every REGEX must be reported, one error
+# per call, and the saved image must equal the input.
+bad_calls () {
+  local name=$1 proc=$2; shift 2
+  local calls="" regexes=() n=0
+  while [ $# -ge 2 ]; do
+    calls+="(catch #f ($proc RUN-NONINTERACTIVE img drw $1))"$'\n'
+    regexes+=("$2"); n=$((n + 1)); shift 2
+  done
+  gimp_batch "$work/$name.log" "(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"gray8.png\" \"gray8.png\")))
+       (drw (car (gimp-image-get-active-drawable img))))
+  $calls
+  (gimp-file-save RUN-NONINTERACTIVE img drw \"$name.png\" \"$name.png\")
+  (gimp-image-delete img))"
+  local rc=$? re got
+  if [ $rc -ne 0 ]; then fail "$name" "GIMP exited with $rc"; return; fi
+  got=$(grep -cE 'Calling error for procedure|execution error for procedure|Procedure execution of' "$work/$name.log")
+  [ "$got" -eq "$n" ] && pass "$name: $n bad calls, $n errors" \
+    || fail "$name: $n bad calls, $n errors" "$got errors: $(grep -A1 -E 'GIMP-Error' "$work/$name.log" | head -6 | tr '\n' ' ')"
+  if grep -qE 'crashed|Segmentation|terminated|GIMP-Critical' "$work/$name.log"; then
+    fail "$name: no crash" "$(grep -E 'crashed|Segmentation|terminated|Critical' "$work/$name.log" | head -2)"
+  else
+    pass "$name: no crash"
+  fi
+  for re in "${regexes[@]}"; do
+    grep -qE -- "$re" "$work/$name.log" && pass "$name: message /$re/" \
+      || fail "$name: message /$re/" "not in the log: $(grep -A1 'GIMP-Error' "$work/$name.log" | head -4 | tr '\n' ' ')"
+  done
+  check_images "$name: image unchanged after the failed calls" same "$work/$name.png" "$work/gray8.png"
+}
+
+bad_calls bad-halftone plug-in-gpufx-halftone \
+  "-1 2 0 0 -1" 'kernel = -1 .*fs' "8 2 0 0 -1" 'kernel = 8 .*atkinson' \
+  "0 1 0 0 -1" 'levels = 1 .*2 to 256' "0 257 0 0 -1" 'levels = 257 .*2 to 256' \
+  "0 2 -1 0 -1" 'backend = -1 .*auto' "0 2 3 0 -1" 'backend = 3 .*gpu' \
+  "0 2 0 -1 -1" 'block-size = -1 ' "0 2 0 1056 -1" 'block-size = 1056 ' \
+  "0 2 0 0 -2" 'margin = -2 .*-1 \(auto\)' "0 2 0 0 1048577" 'margin = 1048577 .*1048576'
+
+bad_calls bad-local-enhance plug-in-gpufx-local-enhance \
+  "0 0.4 0.02 0.4 0.4 0 3 0 0 0" 'gain = 0 .*above 0 to 64' \
+  "64.01 0.4 0.02 0.4 0.4 0 3 0 0 0" 'gain = 64.01 .*above 0 to 64' \
+  "$NAN 0.4 0.02 0.4 0.4 0 3 0 0 0" "value '-?nan' for argument 'gain'" \
+  "$INF 0.4 0.02 0.4 0.4 0 3 0 0 0" "value 'inf' for argument 'gain'" \
+  "4 -0.01 0.02 0.4 0.4 0 3 0 0 0" 'k0 = -0.01 .*0 to 10' \
+  "4 0.4 10.5 0.4 0.4 0 3 0 0 0" 'k1 = 10.5 .*0 to 10' \
+  "4 0.4 0.02 $NAN 0.4 0 3 0 0 0" "value '-?nan' for argument 'k2'" \
+  "4 0.4 0.02 0.4 -1 0 3 0 0 0" 'k3 = -1 .*0 to 10' \
+  "4 0.4 0.02 0.4 0.4 2 3 0 0 0" 'rule = 2 ' \
+  "4 0.4 0.02 0.4 0.4 0 1 0 0 0" 'window = 1 .*3 to 255' \
+  "4 0.4 0.02 0.4 0.4 0 257 0 0 0" 'window = 257 .*3 to 255' \
+  "4 0.4 0.02 0.4 0.4 0 4 0 0 0" 'window = 4 .*odd' \
+  "4 0.4 0.02 0.4 0.4 0 3 2 0 0" 'per-channel = 2 .*0 or 1' \
+  "4 0.4 0.02 0.4 0.4 0 3 0 -1 0" 'mask-layer = -1 .*0 or 1' \
+  "4 0.4 0.02 0.4 0.4 0 3 0 0 3" 'backend = 3 .*gpu'
+
+bad_calls bad-iir-deblur plug-in-gpufx-iir-deblur \
+  '"" 0' 'filter' \
+  "\"$work/missing.iir\" 0" 'missing.iir.*(No such file|cannot be read)' \
+  "\"$work/folder.iir\" 0" 'folder.iir.*(not a regular file|cannot be read)' \
+  "\"$work/fifo.iir\" 0" 'fifo.iir.*not a regular file' \
+  "\"$work/bad.iir\" 0" 'bad.iir:6: .*b\(0,0\) must be 1' \
+  "\"$work/unstable.iir\" 0" 'unstable.iir.* unstable' \
+  "\"$work/unstable.iir\" 3" 'backend = 3 .*gpu'
+
+bad_calls bad-iir-identify plug-in-gpufx-iir-identify \
+  "-1 0 3 0 \"$work/never.iir\"" 'mask-rows = 0 .*1 to 7' \
+  "-1 8 3 0 \"$work/never.iir\"" 'mask-rows = 8 .*1 to 7' \
+  "-1 3 0 0 \"$work/never.iir\"" 'mask-cols = 0 .*1 to 7' \
+  "-1 3 8 0 \"$work/never.iir\"" 'mask-cols = 8 .*1 to 7' \
+  "-1 3 3 2 \"$work/never.iir\"" 'method = 2 .*ls' \
+  "-1 3 3 0 \"\"" 'filter-file' \
+  "-1 3 3 0 \"$work/no/such/dir/f.iir\"" 'iir-identify'
+[ -e "$work/never.iir" ] && fail "identify: no filter file after bad calls" "written" \
+  || pass "identify: no filter file after bad calls"
+
+# A selection that does not meet the drawable: a 40 x 30 layer at (0, 0) of a 200 x 150
+# image and a rectangle selected at (120, 90).  ("No selection" means the whole layer.)
+for proc in "plug-in-gpufx-halftone|0 2 0 0 -1" "plug-in-gpufx-local-enhance|4 0.4 0.02 0.4 0.4 0 3 0 0 0"; do
+  name=${proc%%|*}; args=${proc#*|}
+  gimp_batch "$work/sel.log" "(let* ((img (car (gimp-image-new 200 150 RGB)))
+       (bg (car (gimp-layer-new img 200 150 RGB-IMAGE \"bg\" 100 LAYER-MODE-NORMAL)))
+       (drw (car (gimp-layer-new img 40 30 RGB-IMAGE \"small\" 100 LAYER-MODE-NORMAL))))
+  (gimp-image-insert-layer img bg 0 0)
+  (gimp-image-insert-layer img drw 0 0)
+  (gimp-drawable-fill drw FILL-WHITE)
+  (gimp-image-select-rectangle img CHANNEL-OP-REPLACE 120 90 30 30)
+  ($name RUN-NONINTERACTIVE img drw $args)
+  (gimp-image-delete img))"
+  batch_error "$name: selection outside the layer refused" "$work/sel.log" $? 'selection|select'
+done
+
+# Indexed images: a clear error from every procedure, the image unchanged.
+gimp_batch "$work/indexed.log" "(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"rgba8.png\" \"rgba8.png\")))
+       (drw (car (gimp-image-get-active-drawable img))))
+  (gimp-layer-flatten drw) ; GIMP's PNG export leaves garbage colours under alpha 0
+  (gimp-image-convert-indexed img CONVERT-DITHER-NONE CONVERT-PALETTE-GENERATE 16 FALSE FALSE \"\")
+  (gimp-file-save RUN-NONINTERACTIVE img drw \"indexed-before.png\" \"indexed-before.png\")
+  (catch #f (plug-in-gpufx-halftone RUN-NONINTERACTIVE img drw 0 2 0 0 -1))
+  (catch #f (plug-in-gpufx-local-enhance RUN-NONINTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0))
+  (catch #f (plug-in-gpufx-iir-deblur RUN-NONINTERACTIVE img drw \"$work/unstable.iir\" 0))
+  (gimp-file-save RUN-NONINTERACTIVE img drw \"indexed-after.png\" \"indexed-after.png\")
+  (gimp-image-delete img))"
+n=$(grep -ciE 'indexed.*not supported|not supported.*indexed' "$work/indexed.log")
+[ "$n" -eq 3 ] && pass "indexed image: a clear error from each of the 3 procedures" \
+  || fail "indexed image: a clear error from each of the 3 procedures" "$n: $(grep -A1 GIMP-Error "$work/indexed.log" | head -6 | tr '\n' ' ')"
+check_images "indexed image unchanged" same "$work/indexed-after.png" "$work/indexed-before.png"
+
+# Cancel: the GPUFX_TEST_CANCEL hook cancels the run through the same flag as the Cancel
+# button; the procedure ends as cancelled and the drawable is untouched.
+GPUFX_TEST_CANCEL=1 gimp_batch "$work/cancel.log" \
+  "$(scm_run rgb16.png cancel-halftone.png '(plug-in-gpufx-halftone RUN-NONINTERACTIVE img drw 0 2 1 0 -1)')" \
+  "$(scm_run rgb16.png cancel-enhance.png '(plug-in-gpufx-local-enhance RUN-NONINTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 31 1 1 1)')"
+if grep -qE 'crashed|Segmentation|terminated' "$work/cancel.log"; then fail cancel-no-crash "$(grep -E 'crashed|terminated' "$work/cancel.log" | head -1)"; fi
+check_images "cancelled halftone leaves the image untouched" same "$work/cancel-halftone.png" "$work/rgb16.png"
+check_images "cancelled local enhance leaves the image untouched" same "$work/cancel-enhance.png" "$work/rgb16.png"
+
+# Cancel pressed in the dialog while OK's run is in progress (GPUFX_DIALOG_AUTO_OK then
+# GPUFX_DIALOG_AUTO_CANCEL): a 7x7 deblur of 2400 x 2400 RGB on the CPU takes seconds, so
+# Cancel lands in the middle; the image must come back untouched.  The last values (the
+# filter file, backend cpu) come from a batch run on a small image in the same session.
+if [ -n "${DISPLAY:-}" ]; then
+  "$py" - "$work" <<'PY'
+import sys, numpy as np, cv2
+d = sys.argv[1]
+cv2.imwrite(d + "/big.png", np.random.default_rng(3).integers(0, 256, (2400, 2400, 3), dtype=np.uint8))
+a, b = [0.02] * 49, [1] + [0.001] * 48
+with open(d + "/slow.iir", "w") as f:
+    f.write("gpufx-iir 1\nmask 7 7\n" + "".join(
+        f"q{q} a {' '.join(map(str, a))}\nq{q} b {' '.join(map(str, b))}\n" for q in range(1, 5)))
+PY
+  start=$SECONDS
+  GPUFX_DIALOG_AUTO_OK=1 GPUFX_DIALOG_AUTO_CANCEL=3 gimp_batch "$work/dlg.log" \
+    "$(scm_run gray8.png discard.png "(plug-in-gpufx-iir-deblur RUN-NONINTERACTIVE img drw \"$work/slow.iir\" 1)")" \
+    "$(scm_run big.png dlg-cancel.png '(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 0)')"
+  rc=$?
+  if [ $rc -ne 0 ] || grep -qE 'crashed|Segmentation|terminated' "$work/dlg.log"; then
+    fail "dialog: Cancel during the run" "GIMP rc $rc: $(grep -E 'Error|crashed' "$work/dlg.log" | head -2 | tr '\n' ' ')"
+  else
+    check_images "dialog: Cancel during a long run leaves the image untouched ($((SECONDS - start)) s)" \
+      same "$work/dlg-cancel.png" "$work/big.png"
+  fi
+else
+  skip "dialog: Cancel during the run" "no X server and no xvfb-run"
+fi
+
+skip "undo after a run restores the image" "GIMP 2.10's PDB has no undo call, so batch mode cannot press Undo; the plug-ins write through the shadow buffer inside one undo group (ui/process.c), and a failed or cancelled run writes nothing (checked above)"
