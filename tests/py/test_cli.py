@@ -87,6 +87,18 @@ def check_io(tmp):
     T.check(c.shape == (30, 80) and np.array_equal(c[:, :40], gray16)
             and np.array_equal(c[:, 40:], o), "--compare: input left, result right", str(c.shape))
 
+    g8 = T.noise(33, 20, 1, np.uint8, seed=8)
+    src = os.path.join(tmp, "g8.png")
+    T.save(src, g8)
+    for levels, depth in ((2, 1), (3, 8)):
+        out = os.path.join(tmp, f"o8-{levels}.png")
+        r = T.run_cli("halftone", src, out, "--levels", levels, "--backend", "cpu", "--quiet")
+        bits = open(out, "rb").read()[24] if r.returncode == 0 else None
+        o = T.load(out) if r.returncode == 0 else None
+        T.check(bits == depth and o is not None and o.dtype == np.uint8 and o.shape == g8.shape,
+                f"8-bit gray, {levels} levels: a {depth}-bit PNG read back as 8-bit",
+                f"bit depth {bits}, {r.stderr}")
+
     rgba = T.noise(21, 13, 4, np.uint8, seed=2)
     src = os.path.join(tmp, "rgba.png")
     T.save(src, rgba)
