@@ -104,8 +104,11 @@ def render(table, mode):
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         thr = r.get("threads")
+        tcell = fmt_time(r["time"])
+        if r.get("min") is not None and r["time"] and r["min"] < 0.9 * r["time"]:
+            tcell += " (min %s)" % fmt_time(r["min"])  # a noisy median: say how noisy
         cells = [r["group"], r["impl"] + (" (%d threads)" % thr if thr and thr > 1 and
-                                          r["backend"] == "cpu" else ""), fmt_time(r["time"])]
+                                          r["backend"] == "cpu" else ""), tcell]
         if whole:
             cells += [fmt_time(r["passthru"]) if r["passthru"] is not None else "-",
                       fmt_time(r["net"]) if r["net"] is not None else "-"]

@@ -86,8 +86,9 @@ def _ours_rows(ctx, table, group, filt, src, opts, whole_cmd, mpix, outfile, che
             r["na"] = ctx.gpu_na
         else:
             def inproc(be=be, threads=threads):
-                t, n, _ = ours_inprocess(ctx.gpufx, filt, src, be, ctx.repeat_in, opts, threads)
-                return dict(time=t, threads=n)
+                t, n, tmin = ours_inprocess(ctx.gpufx, filt, src, be, ctx.repeat_in, opts,
+                                            threads)
+                return dict(time=t, threads=n, min=tmin)
             measure(r, inproc)
         table["in"].append(r)
     for be in ctx.backends:
@@ -173,8 +174,10 @@ def halftone(ctx):
         pr = row(g, "Pillow convert('1')", "peer", mpix=mpix, na=pil_na)
         if not pil_na:
             img = Image.fromarray(a)
-            measure(pr, lambda: dict(time=time_call(lambda: peers.pillow_fs(img),
-                                                    ctx.repeat_in)[0]))
+            def pil():
+                tm, times, _ = time_call(lambda: peers.pillow_fs(img), ctx.repeat_in)
+                return dict(time=tm, min=min(times))
+            measure(pr, pil)
         t["in"].append(pr)
         t["in"].append(copy_floor(ctx, g, a, mpix))
         if pil_na:
@@ -222,8 +225,8 @@ def enhance(ctx):
             r = row(g, impl, "peer", mpix=mpix, na=peers.missing_module(mod))
             if not r["na"]:
                 def inproc(fn=fn):
-                    tm, _, res = time_call(lambda: fn(a, n), ctx.repeat_in)
-                    return dict(time=tm, out=res[0])
+                    tm, times, res = time_call(lambda: fn(a, n), ctx.repeat_in)
+                    return dict(time=tm, out=res[0], min=min(times))
                 measure(r, inproc)
                 res = r.pop("out", None)
                 if res is not None and ref is None:
@@ -301,8 +304,9 @@ def iir(ctx):
             r = row(g, "scipy.signal " + impl, "peer", mpix=mpix, na=scipy_na)
             if not scipy_na:
                 def inproc(fn=fn):
-                    tm, _, res = time_call(lambda: fn(x), ctx.repeat_in, warmup=side <= 2048)
-                    return dict(time=tm, out=res)
+                    tm, times, res = time_call(lambda: fn(x), ctx.repeat_in,
+                                               warmup=side <= 2048)
+                    return dict(time=tm, out=res, min=min(times))
                 measure(r, inproc)
                 ref[impl] = r.pop("out", None)
             t["in"].append(r)
@@ -368,8 +372,8 @@ def deblur(ctx):
         r = row(g, impl, "peer", mpix=mpix, na=sk_na)
         if not sk_na:
             def inproc(fn=fn):
-                tm, _, res = time_call(lambda: fn(bx), ctx.repeat_in)
-                return dict(time=tm, check=_psnr(res, sharp))
+                tm, times, res = time_call(lambda: fn(bx), ctx.repeat_in)
+                return dict(time=tm, check=_psnr(res, sharp), min=min(times))
             measure(r, inproc)
         t["in"].append(r)
         if sk_na:
