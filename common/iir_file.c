@@ -2,6 +2,7 @@
 #include "iir_file.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* A cursor over the text that skips white space and comments and knows its line. */
 typedef struct {
@@ -313,13 +315,36 @@ gfx_iir_format (const gfx_iir_filter *f, const char *comment)
   return ok ? buf : NULL;
 }
 
+/* A temporary file next to path, with the mode a new file would get. */
+static FILE *
+open_temp (const char *path, char *tmp, size_t len)
+{
+  const char *slash = strrchr (path, '/');
+  snprintf (tmp, len, "%.*s.gpufx-iir-XXXXXX", slash ? (int) (slash - path) + 1 : 0, path);
+  int fd = mkstemp (tmp);
+  if (fd < 0)
+    return NULL;
+  mode_t mask = umask (0);
+  umask (mask);
+  FILE *fp = fchmod (fd, 0666 & ~mask) == 0 ? fdopen (fd, "wb") : NULL;
+  if (!fp)
+    {
+      close (fd);
+      unlink (tmp);
+    }
+  return fp;
+}
+
 gfx_status
 gfx_iir_write (const char *path, const gfx_iir_filter *f, const char *comment, gfx_error *err)
 {
   char *text = gfx_iir_format (f, comment);
   if (!text)
     return gfx_fail (err, GFX_ERR_NOMEM, "out of memory formatting filter file '%s'", path);
-  FILE *fp = fopen (path, "wb");
+  /* Written beside path and renamed at the end: a failure never leaves a cut file, and an
+   * existing filter file stays as it was. */
+  char tmp[PATH_MAX + 32];
+  FILE *fp = open_temp (path, tmp, sizeof tmp);
   if (!fp)
     {
       gfx_status st = gfx_fail (err, GFX_ERR_IO, "filter file '%s' cannot be written: %s", path,
@@ -332,7 +357,18 @@ gfx_iir_write (const char *path, const gfx_iir_filter *f, const char *comment, g
   ok = (fclose (fp) == 0) && ok;
   free (text);
   if (!ok)
-    return gfx_fail (err, GFX_ERR_IO, "filter file '%s' could not be written completely: %s",
-                     path, strerror (errno));
+    {
+      gfx_status st = gfx_fail (err, GFX_ERR_IO, "filter file '%s' could not be written "
+                                "completely: %s", path, strerror (errno));
+      unlink (tmp);
+      return st;
+    }
+  if (rename (tmp, path) != 0)
+    {
+      gfx_status st = gfx_fail (err, GFX_ERR_IO, "filter file '%s' cannot be written: %s", path,
+                                strerror (errno));
+      unlink (tmp);
+      return st;
+    }
   return GFX_OK;
 }
