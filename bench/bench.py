@@ -104,7 +104,7 @@ def render(table, mode):
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         thr = r.get("threads")
-        tcell = fmt_time(r["time"])
+        tcell = "-" if r["kind"] == "base" and r["time"] is None else fmt_time(r["time"])
         if r.get("min") is not None and r["time"] and r["min"] < 0.9 * r["time"]:
             tcell += " (min %s)" % fmt_time(r["min"])  # a noisy median: say how noisy
         cells = [r["group"], r["impl"] + (" (%d threads)" % thr if thr and thr > 1 and
