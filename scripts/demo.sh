@@ -31,4 +31,6 @@ PY
 run "$gpufx" identify --blurred "$out/camera-blurred.png" --auto --mask 3x3 --output "$out/camera.iir" --fragments "$out/camera-fragments.png"
 run "$gpufx" deblur "$out/camera-blurred.png" "$out/deblur-camera.png" --filter "$out/camera.iir" --compare "$out/deblur-camera-compare.png" --quiet
 run "$gpufx" stability "$out/camera.iir" --plot "$out/camera-roots.png"
+echo "demo: deblur next to scikit-image Richardson-Lucy and Wiener"
+run /usr/bin/python3 bench/deblur_compare.py --build "$build" --out "$out/deblur-compare.png"
 echo "demo: before/after pictures are in $out/"
