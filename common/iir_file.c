@@ -183,11 +183,11 @@ gfx_iir_read (const char *path, gfx_iir_filter *f, gfx_error *err)
 {
   struct stat sb; /* opening a fifo would block for ever; a folder reads as an error */
   if (stat (path, &sb) == 0 && !S_ISREG (sb.st_mode))
-    return gfx_fail (err, GFX_ERR_IO, "filter file '%s' cannot be read: not a regular file (%s)",
+    return gfx_fail (err, GFX_ERR_INPUT, "filter file '%s' cannot be read: not a regular file (%s)",
                      path, S_ISDIR (sb.st_mode) ? "a folder" : "a device, fifo or socket");
   FILE *fp = fopen (path, "rb");
-  if (!fp)
-    return gfx_fail (err, GFX_ERR_IO, "filter file '%s' cannot be read: %s", path,
+  if (!fp) /* missing or unreadable: bad input (CLI exit 2), as for an input image */
+    return gfx_fail (err, GFX_ERR_INPUT, "filter file '%s' cannot be read: %s", path,
                      strerror (errno));
   size_t cap = 4096, len = 0;
   char *text = malloc (cap);

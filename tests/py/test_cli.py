@@ -42,6 +42,10 @@ def check_usage_errors(src, out):
     expect_error("unknown command", ["sharpen", src, out], 2, "sharpen")
     expect_error("missing input file: exit 2 naming it",
                  ["halftone", "/nonexistent/in.png", out], 2, "/nonexistent/in.png")
+    expect_error("missing filter file: exit 2 naming it (bad input, like a missing image)",
+                 ["deblur", src, out, "--filter", "/nonexistent/f.iir"], 2, "/nonexistent/f.iir")
+    expect_error("stability of a missing filter file: exit 2",
+                 ["stability", "/nonexistent/f.iir"], 2, "/nonexistent/f.iir")
     expect_error("output extension without a saver: exit 2", ["halftone", src, out + ".xyz"], 2,
                  ".xyz")
     tmp = os.path.dirname(out)

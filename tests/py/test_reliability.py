@@ -359,7 +359,8 @@ def filter_file_cases(d):
     p = lambda name: os.path.join(d, name)
     out = p("never.png")
     cases = []
-    for name, code in (("missing.iir", 1), ("folder.iir", 1), ("fifo.iir", 1)):
+    # bad input, as for an unreadable input image: exit 2 (SPEC section 4)
+    for name, code in (("missing.iir", 2), ("folder.iir", 2), ("fifo.iir", 2)):
         cases.append(Case(f"deblur --filter {name}: exit {code}, one line naming it",
                           ["deblur", p("in.png"), out, "--filter", p(name)], code, [name],
                           keep=[out], timeout=20))
