@@ -328,8 +328,10 @@ gfx_dialog_sync (gfx_dialog *dlg)
         gtk_entry_set_text (GTK_ENTRY (w), gfx_param_get_string (d, dlg->values));
     }
   dlg->syncing = FALSE;
-  gfx_dialog_update_sensitivity (dlg);
-  gfx_dialog_invalidate (dlg);
+  /* As for a change by hand: the widgets' signals were ignored while syncing, so the
+   * hooks (enhance's whole-drawable statistics, deblur's stability view) and the backend
+   * line would otherwise keep the values from before a Reset. */
+  gfx_dialog_param_changed (dlg);
 }
 
 GtkWidget *
