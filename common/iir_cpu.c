@@ -1,9 +1,17 @@
-/* The CPU path of the quadrant IIR filter (iir.h), one colour channel at a time: its four
- * quadrants are tasks shared out over the threads; when there are more threads than
- * tasks, each task is a row wavefront of P threads (row n on thread n mod P, each row at
- * most CHUNK columns behind the row above, through per-row progress counters).  Per pixel
- * it calls the same gfx_iir_point as the CUDA kernel, on windows built from a ring of
- * double rows. */
+/* The CPU path of the quadrant IIR filter (iir.h), one colour channel at a time.
+ *
+ * Two quadrants that recurse in the same vertical direction run together, one in each
+ * lane of a two-double vector: pair 0 is (q1, q2), top-down, pair 1 is (q4, q3), bottom-up;
+ * lane 0 runs left to right, lane 1 is the mirror image (right to left).  Each lane does
+ * exactly the double operations of gfx_iir_point (iir_kernels.h), in its order, so the
+ * result is bit for bit the CUDA kernel's; the vector only doubles the work per
+ * instruction and gives the core two independent recursions.  The pairs are the tasks of
+ * the threads; when there are more threads than pairs, each pair is a row wavefront of P
+ * threads (row n on thread n mod P, each row at most CHUNK columns behind the row above,
+ * through per-row progress counters).  A finished row becomes (float) lane 0 + (float)
+ * lane 1 of its pair, in the image frame: the pair that gets to an image row first keeps
+ * its sums (in the output's own samples for float images, else in one float plane), the
+ * second writes the output row, ((q1 + q2) + (q3 + q4)) * 0.25f as gfx_iir_mean. */
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -13,49 +21,81 @@
 #include "iir_kernels.h"
 #include "pool.h"
 
-#define CHUNK 64 /* columns between progress publications in a wavefront */
+#define CHUNK 64          /* columns between progress publications in a wavefront */
+#define PAIRS 2           /* (q1, q2) top-down, (q4, q3) bottom-up */
+#define SMALL_IMAGE 20000 /* fewer pixels than this: one thread (start-up costs more) */
+#define MASK (GFX_IIR_MAX_MASK * GFX_IIR_MAX_MASK)
+
+enum { ROW_FREE, ROW_CLAIMED, ROW_SUMS }; /* who has finished an image row */
+
+typedef double v2 __attribute__ ((vector_size (16)));
 
 typedef struct {
-  double *x, *y;    /* ring of `ring` rows of x and y, width + M2 - 1 each (left pad) */
+  v2 *x, *y;        /* ring of `ring` rows of x and y, width + M2 - 1 each (left pad) */
   atomic_int *done; /* per row: columns computed so far */
-} task_rows;
+} pair_rows;
 
 typedef struct {
   const gfx_iir_filter *f;
   const gfx_image *in;
   gfx_image *out;
-  int ch;              /* the colour channel being filtered */
-  float *planes;       /* 4 planes of width * height: quadrant outputs (image frame) */
-  task_rows rows[GFX_IIR_QUADRANTS];
-  int per_task, teams; /* threads per quadrant (wavefront), quadrants at once */
-  int ring;            /* rows in each ring: per_task + M1 keeps every row needed */
+  int ch;                /* the colour channel being filtered */
+  float *plane;          /* the first pair's sums of each row (integer depths only) */
+  float *first;          /* where they go: the plane, or the output (float) */
+  size_t first_step;     /* samples between two columns there */
+  atomic_int *row_state; /* per image row: ROW_FREE, ROW_CLAIMED, ROW_SUMS */
+  pair_rows rows[PAIRS];
+  v2 a[PAIRS][MASK], b[PAIRS][MASK]; /* lane l of pair p: quadrant pair_quadrant[p][l] */
+  int per_task, teams;   /* threads per pair (wavefront), pairs at once */
+  int ring;              /* rows in each ring: per_task + M1 keeps every row needed */
   atomic_long rows_done;
   long rows_total;
   gfx_progress *progress;
-  atomic_int stop;     /* cancelled: waiting threads give up */
+  atomic_int stop;       /* cancelled: waiting threads give up */
 } cpu_job;
 
-static double
-sample_at (const gfx_image *in, int row, int col, int ch)
+static const int pair_quadrant[PAIRS][2] = { { 0, 1 }, { 3, 2 } };
+
+static inline __attribute__ ((always_inline)) double
+sample_at (const void *pixels, gfx_depth depth, size_t i)
 {
-  size_t i = ((size_t) row * in->width + col) * in->channels + ch;
-  switch (in->depth)
+  switch (depth)
     {
-    case GFX_U8: return gfx_iir_from_u8 (((const uint8_t *) in->pixels)[i]);
-    case GFX_U16: return gfx_iir_from_u16 (((const uint16_t *) in->pixels)[i]);
-    default: return ((const float *) in->pixels)[i];
+    case GFX_U8: return gfx_iir_from_u8 (((const uint8_t *) pixels)[i]);
+    case GFX_U16: return gfx_iir_from_u16 (((const uint16_t *) pixels)[i]);
+    default: return ((const float *) pixels)[i];
     }
 }
 
-/* Row n of the quadrant's frame into dst[pad ..], replicated into dst[0 .. pad - 1]. */
-static void
-load_row (const gfx_image *in, int q, int ch, int n, int pad, double *dst)
+/* The image row of row n of pair p's frame. */
+static inline int
+image_row (const cpu_job *job, int p, int n)
 {
-  int W = in->width, H = in->height;
-  int row = (q == 2 || q == 3) ? H - 1 - n : n;  /* q3, q4 recurse upwards */
-  bool flip_h = q == 1 || q == 2;                /* q2, q3 recurse leftwards */
+  return p ? job->in->height - 1 - n : n;
+}
+
+static inline __attribute__ ((always_inline)) void
+load_samples (const void *pixels, gfx_depth depth, size_t first, size_t ch, int W, v2 *dst)
+{
   for (int c = 0; c < W; c++)
-    dst[pad + c] = sample_at (in, row, flip_h ? W - 1 - c : c, ch);
+    dst[c] = (v2) { sample_at (pixels, depth, first + c * ch),
+                    sample_at (pixels, depth, first + (W - 1 - c) * ch) };
+}
+
+/* Row n of pair p's frame into dst[pad ..] (lane 0: columns left to right, lane 1: right
+ * to left), replicated into dst[0 .. pad - 1]. */
+static void
+load_row (const cpu_job *job, int p, int n, int pad, v2 *dst)
+{
+  const gfx_image *in = job->in;
+  int W = in->width;
+  size_t ch = (size_t) in->channels, first = (size_t) image_row (job, p, n) * W * ch + job->ch;
+  switch (in->depth) /* one loop per depth */
+    {
+    case GFX_U8: load_samples (in->pixels, GFX_U8, first, ch, W, dst + pad); break;
+    case GFX_U16: load_samples (in->pixels, GFX_U16, first, ch, W, dst + pad); break;
+    default: load_samples (in->pixels, GFX_F32, first, ch, W, dst + pad); break;
+    }
   for (int k = 0; k < pad; k++)
     dst[k] = dst[pad];
 }
@@ -68,9 +108,9 @@ ring (int row, int m)
 
 /* Waits until row n - 1 has `cols` columns (or the job stops); false when stopped. */
 static bool
-wait_row_above (cpu_job *job, const task_rows *tr, int n, int cols)
+wait_row_above (cpu_job *job, const pair_rows *pr, int n, int cols)
 {
-  for (int spins = 0; n > 0 && atomic_load_explicit (&tr->done[n - 1], memory_order_acquire) < cols;
+  for (int spins = 0; n > 0 && atomic_load_explicit (&pr->done[n - 1], memory_order_acquire) < cols;
        spins++)
     {
       if (atomic_load_explicit (&job->stop, memory_order_relaxed))
@@ -81,83 +121,57 @@ wait_row_above (cpu_job *job, const task_rows *tr, int n, int cols)
   return true;
 }
 
-/* Columns [c0, c1) of row n of quadrant q. */
-static void
-row_span (const cpu_job *job, int q, const task_rows *tr, int n, int c0, int c1, float *out_row)
+/* Columns [c0, c1) of one row, both lanes: xr[k1], yr[k1] point at column 0 of the row
+ * k1 rows up (k1 = 0: this row, whose outputs go to yr[0]).  Per lane the operations and
+ * their order are gfx_iir_point's (see iir_kernels.h): S_a row by row, S_old from 0 row by
+ * row skipping (0,0), (0,1), (1,0), then - b(1,0) y(1,0) - b(0,1) y(0,1).  y(0,1), the
+ * previous output, stays in a register: it is the recursion's chain. */
+static inline __attribute__ ((always_inline)) void
+span (const v2 *restrict a, const v2 *restrict b, const v2 *const *xr, v2 *const *yr, int c0,
+      int c1, int m1, int m2)
 {
-  const gfx_iir_filter *f = job->f;
-  int W = job->in->width, m1 = f->m1, m2 = f->m2, pad = m2 - 1, stride = W + pad;
-  bool flip_h = q == 1 || q == 2;
-  double xw[GFX_IIR_W * GFX_IIR_W], yw[GFX_IIR_W * GFX_IIR_W];
-  double *yn = tr->y + (size_t) ring (n, job->ring) * stride;
+  v2 *yn = yr[0];
+  v2 left = yn[c0 - 1];
   for (int c = c0; c < c1; c++)
     {
-      for (int k1 = 0; k1 < m1; k1++)
+      v2 s_a = { 0.0, 0.0 }, s_old = { 0.0, 0.0 };
+#pragma GCC unroll 7
+      for (int r1 = 0; r1 < m1; r1++)
         {
-          size_t at = (size_t) ring (n - k1, job->ring) * stride + pad + c;
-          for (int k2 = 0; k2 < m2; k2++)
-            {
-              xw[k1 * GFX_IIR_W + k2] = tr->x[at - k2];
-              yw[k1 * GFX_IIR_W + k2] = tr->y[at - k2];
-            }
+          const v2 *xp = xr[r1] + c, *yp = yr[r1] + c;
+          v2 row = a[r1 * m2] * xp[0];
+#pragma GCC unroll 7
+          for (int r2 = 1; r2 < m2; r2++)
+            row = row + a[r1 * m2 + r2] * xp[-r2];
+          v2 old = { 0.0, 0.0 };
+#pragma GCC unroll 7
+          for (int k2 = r1 == 0 ? 2 : r1 == 1 ? 1 : 0; k2 < m2; k2++)
+            old = old + b[r1 * m2 + k2] * yp[-k2];
+          s_a = r1 == 0 ? row : s_a + row;
+          s_old = s_old + old;
         }
-      double y = gfx_iir_point (f->a[q], f->b[q], m1, m2, xw, yw, m1, m2); /* same sums */
-      yn[pad + c] = y;
-      out_row[flip_h ? W - 1 - c : c] = (float) y;
+      v2 y = s_a - s_old;
+      if (m1 > 1)
+        y = y - b[m2] * yr[1][c];
+      if (m2 > 1)
+        y = y - b[1] * left;
+      yn[c] = y;
+      left = y;
     }
 }
 
-/* The rows member, member + P, ... of quadrant q; false if stopped. */
-static bool
-run_rows (cpu_job *job, int q, int member)
+/* 3x3 (the default mask) with constant bounds: the loops unroll completely. */
+static void
+span_3x3 (const v2 *a, const v2 *b, const v2 *const *xr, v2 *const *yr, int c0, int c1)
 {
-  const task_rows *tr = &job->rows[q];
-  int W = job->in->width, H = job->in->height, m1 = job->f->m1, pad = job->f->m2 - 1;
-  size_t stride = (size_t) W + pad, row_bytes = sizeof (double) * stride;
-  float *plane = job->planes + (size_t) q * W * H;
-  if (member == 0) /* rows above the image: x replicated from row 0, and y = x there */
-    for (int j = 1; j < m1; j++)
-      {
-        double *xs = tr->x + ring (-j, job->ring) * stride;
-        load_row (job->in, q, job->ch, 0, pad, xs);
-        memcpy (tr->y + ring (-j, job->ring) * stride, xs, row_bytes);
-      }
-  for (int n = member; n < H; n += job->per_task)
-    {
-      if (gfx_progress_cancelled (job->progress))
-        {
-          atomic_store (&job->stop, 1);
-          return false;
-        }
-      double *xn = tr->x + ring (n, job->ring) * stride, *yn = tr->y + ring (n, job->ring) * stride;
-      load_row (job->in, q, job->ch, n, pad, xn);
-      for (int k = 0; k < pad; k++)
-        yn[k] = xn[pad]; /* y = x left of the image */
-      float *out_row = plane + (size_t) ((q == 2 || q == 3) ? H - 1 - n : n) * W;
-      for (int c0 = 0; c0 < W; c0 += CHUNK)
-        {
-          int c1 = c0 + CHUNK < W ? c0 + CHUNK : W;
-          if (!wait_row_above (job, tr, n, c1))
-            return false;
-          row_span (job, q, tr, n, c0, c1, out_row);
-          atomic_store_explicit (&tr->done[n], c1, memory_order_release);
-        }
-      long done = atomic_fetch_add (&job->rows_done, 1) + 1;
-      gfx_progress_update (job->progress, (double) done / (double) job->rows_total);
-    }
-  return true;
+  span (a, b, xr, yr, c0, c1, 3, 3);
 }
 
 static void
-quadrant_worker (void *ctx, int worker, int n_workers)
+span_any (const v2 *a, const v2 *b, const v2 *const *xr, v2 *const *yr, int c0, int c1, int m1,
+          int m2)
 {
-  cpu_job *job = ctx;
-  if (n_workers == 1) /* threads could not be created: this one runs everything */
-    job->per_task = job->teams = 1;
-  int team = worker / job->per_task, member = worker % job->per_task;
-  for (int q = team; q < GFX_IIR_QUADRANTS && team < job->teams; q += job->teams)
-    if (!run_rows (job, q, member))
-      return;
+  span (a, b, xr, yr, c0, c1, m1, m2);
 }
 
 static void
@@ -171,47 +185,137 @@ store (gfx_image *out, size_t i, float v)
     }
 }
 
+/* Row `row` of the image is finished by one pair, whose outputs are yn (lane 1's column c
+ * is image column W - 1 - c).  The first pair there stores its sums; the second waits for
+ * them (one row's stores at most) and writes the output row. */
 static void
-mean_worker (void *ctx, int worker, int n_workers)
+finish_row (cpu_job *job, int row, const v2 *yn)
 {
-  cpu_job *job = ctx;
-  size_t plane = (size_t) job->in->width * job->in->height;
-  size_t lo = plane * worker / n_workers, hi = plane * (worker + 1) / n_workers;
-  const float *p = job->planes;
-  for (size_t i = lo; i < hi; i++)
-    store (job->out, i * job->out->channels + job->ch,
-           gfx_iir_mean (p[i], p[plane + i], p[2 * plane + i], p[3 * plane + i]));
+  int W = job->in->width;
+  size_t step = job->first_step;
+  float *first = job->first + (size_t) row * W * step;
+  int expected = ROW_FREE;
+  if (atomic_compare_exchange_strong_explicit (&job->row_state[row], &expected, ROW_CLAIMED,
+                                               memory_order_acquire, memory_order_acquire))
+    {
+      for (int c = 0; c < W; c++)
+        first[c * step] = (float) yn[c][0] + (float) yn[W - 1 - c][1];
+      atomic_store_explicit (&job->row_state[row], ROW_SUMS, memory_order_release);
+      return;
+    }
+  for (int spins = 0;
+       atomic_load_explicit (&job->row_state[row], memory_order_acquire) != ROW_SUMS; spins++)
+    if (spins > 64)
+      sched_yield (); /* the first pair is storing this row */
+  size_t ch = (size_t) job->out->channels, at = (size_t) row * W * ch + job->ch;
+  for (int c = 0; c < W; c++)
+    {
+      float mine = (float) yn[c][0] + (float) yn[W - 1 - c][1];
+      store (job->out, at + c * ch, (first[c * step] + mine) * 0.25f); /* gfx_iir_mean */
+    }
 }
 
-/* The planes, rings and progress counters of one channel, allocated once for all. */
+/* The rows member, member + P, ... of pair p; false if stopped. */
+static bool
+run_rows (cpu_job *job, int p, int member)
+{
+  const pair_rows *pr = &job->rows[p];
+  const gfx_iir_filter *f = job->f;
+  int W = job->in->width, H = job->in->height, m1 = f->m1, m2 = f->m2, pad = m2 - 1;
+  size_t stride = (size_t) W + pad;
+  if (member == 0) /* rows above the image: x replicated from row 0, and y = x there */
+    for (int j = 1; j < m1; j++)
+      {
+        v2 *xs = pr->x + ring (-j, job->ring) * stride;
+        load_row (job, p, 0, pad, xs);
+        memcpy (pr->y + ring (-j, job->ring) * stride, xs, sizeof (v2) * stride);
+      }
+  for (int n = member; n < H; n += job->per_task)
+    {
+      if (gfx_progress_cancelled (job->progress))
+        {
+          atomic_store (&job->stop, 1);
+          return false;
+        }
+      const v2 *xr[GFX_IIR_MAX_MASK];
+      v2 *yr[GFX_IIR_MAX_MASK];
+      for (int k1 = 0; k1 < m1; k1++)
+        {
+          xr[k1] = pr->x + ring (n - k1, job->ring) * stride + pad;
+          yr[k1] = pr->y + ring (n - k1, job->ring) * stride + pad;
+        }
+      load_row (job, p, n, pad, (v2 *) xr[0] - pad);
+      for (int k = 0; k < pad; k++)
+        yr[0][k - pad] = xr[0][0]; /* y = x left of the image */
+      for (int c0 = 0; c0 < W; c0 += CHUNK)
+        {
+          int c1 = c0 + CHUNK < W ? c0 + CHUNK : W;
+          if (!wait_row_above (job, pr, n, c1))
+            return false;
+          if (m1 == 3 && m2 == 3)
+            span_3x3 (job->a[p], job->b[p], xr, yr, c0, c1);
+          else
+            span_any (job->a[p], job->b[p], xr, yr, c0, c1, m1, m2);
+          atomic_store_explicit (&pr->done[n], c1, memory_order_release);
+        }
+      finish_row (job, image_row (job, p, n), yr[0]);
+      long done = atomic_fetch_add (&job->rows_done, 1) + 1;
+      gfx_progress_update (job->progress, (double) done / (double) job->rows_total);
+    }
+  return true;
+}
+
+static void
+pair_worker (void *ctx, int worker, int n_workers)
+{
+  cpu_job *job = ctx;
+  if (n_workers == 1) /* threads could not be created: this one runs everything */
+    job->per_task = job->teams = 1;
+  int team = worker / job->per_task, member = worker % job->per_task;
+  for (int p = team; p < PAIRS && team < job->teams; p += job->teams)
+    if (!run_rows (job, p, member))
+      return;
+}
+
+/* The sum plane, rings and counters of one channel, allocated once for all. */
 static gfx_status
 alloc_job (cpu_job *job, gfx_error *err)
 {
   size_t W = (size_t) job->in->width, H = (size_t) job->in->height;
-  size_t ring_doubles = (size_t) job->ring * (W + job->f->m2 - 1);
-  job->planes = malloc (sizeof (float) * W * H * GFX_IIR_QUADRANTS);
-  bool ok = job->planes != NULL;
-  for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+  size_t ring_v2 = (size_t) job->ring * (W + job->f->m2 - 1);
+  bool float_out = job->out->depth == GFX_F32;
+  job->plane = float_out ? NULL : malloc (sizeof (float) * W * H);
+  job->row_state = calloc (H, sizeof (atomic_int));
+  bool ok = (float_out || job->plane) && job->row_state;
+  for (int p = 0; p < PAIRS; p++)
     {
-      job->rows[q].x = calloc (2 * ring_doubles, sizeof (double));
-      job->rows[q].y = job->rows[q].x ? job->rows[q].x + ring_doubles : NULL;
-      job->rows[q].done = calloc (H, sizeof (atomic_int));
-      ok = ok && job->rows[q].x && job->rows[q].done;
+      job->rows[p].x = aligned_alloc (64, (2 * ring_v2 * sizeof (v2) + 63) / 64 * 64);
+      job->rows[p].y = job->rows[p].x ? job->rows[p].x + ring_v2 : NULL;
+      job->rows[p].done = calloc (H, sizeof (atomic_int));
+      ok = ok && job->rows[p].x && job->rows[p].done;
     }
   if (!ok)
-    return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the IIR quadrant planes (%zu MiB)",
-                     sizeof (float) * W * H * GFX_IIR_QUADRANTS >> 20);
+    return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the IIR rows (%zu MiB)",
+                     (sizeof (float) * W * H + 2 * PAIRS * ring_v2 * sizeof (v2)) >> 20);
+  for (int p = 0; p < PAIRS; p++)
+    for (int i = 0; i < job->f->m1 * job->f->m2; i++)
+      {
+        const int *q = pair_quadrant[p];
+        job->a[p][i] = (v2) { job->f->a[q[0]][i], job->f->a[q[1]][i] };
+        job->b[p][i] = (v2) { job->f->b[q[0]][i], job->f->b[q[1]][i] };
+      }
   return GFX_OK;
 }
 
 static void
 free_job (cpu_job *job)
 {
-  free (job->planes);
-  for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+  free (job->plane);
+  free (job->row_state);
+  for (int p = 0; p < PAIRS; p++)
     {
-      free (job->rows[q].x);
-      free (job->rows[q].done);
+      free (job->rows[p].x);
+      free (job->rows[p].done);
     }
 }
 
@@ -219,30 +323,42 @@ gfx_status
 gfx_iir_filter_cpu (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
                     gfx_progress *progress, gfx_error *err)
 {
-  gfx_status st = gfx_image_clone (out, in, err); /* alpha passes through */
+  gfx_status st = in->has_alpha ? gfx_image_clone (out, in, err) /* alpha passes through */
+                                : gfx_image_alloc (out, in->width, in->height, in->channels,
+                                                   false, in->depth, err);
   if (st != GFX_OK)
     return st;
   int colours = gfx_image_color_channels (in), threads = gfx_threads ();
-  cpu_job job = { .f = f, .in = in, .out = out, .progress = progress,
-                  .rows_total = 4L * colours * in->height };
-  job.per_task = threads / GFX_IIR_QUADRANTS > 1 ? threads / GFX_IIR_QUADRANTS : 1;
-  job.teams = threads < GFX_IIR_QUADRANTS ? threads : GFX_IIR_QUADRANTS;
-  job.ring = job.per_task + f->m1;
-  int per_task = job.per_task, teams = job.teams;
-  st = alloc_job (&job, err);
+  if ((long) in->width * in->height < SMALL_IMAGE)
+    threads = 1;
+  cpu_job *job = calloc (1, sizeof *job);
+  if (!job)
+    {
+      gfx_image_free (out);
+      return gfx_fail (err, GFX_ERR_NOMEM, "out of memory");
+    }
+  *job = (cpu_job) { .f = f, .in = in, .out = out, .progress = progress,
+                     .rows_total = (long) PAIRS * colours * in->height };
+  job->per_task = threads / PAIRS > 1 ? threads / PAIRS : 1;
+  job->teams = threads < PAIRS ? threads : PAIRS;
+  job->ring = job->per_task + f->m1;
+  int per_task = job->per_task, teams = job->teams;
+  st = alloc_job (job, err);
   for (int ch = 0; ch < colours && st == GFX_OK; ch++)
     {
-      job.ch = ch;
-      job.per_task = per_task, job.teams = teams; /* a one-worker fallback changes them */
-      for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
-        memset (job.rows[q].done, 0, sizeof (atomic_int) * (size_t) in->height);
-      gfx_parallel_run (per_task * teams, quadrant_worker, &job);
-      if (gfx_progress_cancelled (progress) || atomic_load (&job.stop))
+      job->ch = ch;
+      job->per_task = per_task, job->teams = teams; /* a one-worker fallback changes them */
+      for (int p = 0; p < PAIRS; p++)
+        memset (job->rows[p].done, 0, sizeof (atomic_int) * (size_t) in->height);
+      memset (job->row_state, 0, sizeof (atomic_int) * (size_t) in->height);
+      job->first = job->plane ? job->plane : (float *) out->pixels + ch;
+      job->first_step = job->plane ? 1 : (size_t) out->channels;
+      gfx_parallel_run (per_task * teams, pair_worker, job);
+      if (gfx_progress_cancelled (progress) || atomic_load (&job->stop))
         st = gfx_fail (err, GFX_ERR_CANCELLED, "IIR deblur cancelled");
-      else
-        gfx_parallel_run (threads, mean_worker, &job);
     }
-  free_job (&job);
+  free_job (job);
+  free (job);
   if (st != GFX_OK)
     gfx_image_free (out);
   return st;

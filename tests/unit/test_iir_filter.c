@@ -240,7 +240,7 @@ test_deblur_apply (void)
            && !out.pixels, "unstable filter refused, naming the quadrant: %s", err.msg);
   snprintf (p.filter_file, sizeof p.filter_file, "/nonexistent/filter.iir");
   st = gfx_iir_deblur_filter.apply (&in, &out, &p, &run, &err);
-  CHECK (st == GFX_ERR_IO && strstr (err.msg, "/nonexistent/filter.iir"),
+  CHECK (st == GFX_ERR_INPUT && strstr (err.msg, "/nonexistent/filter.iir"),
          "unreadable filter file: %s", err.msg);
   p.filter_file[0] = 0;
   st = gfx_iir_deblur_filter.apply (&in, &out, &p, &run, &err);
