@@ -1,8 +1,9 @@
 /* The fast CPU halftone: the reference's arithmetic (halftone_ref.c) in a different order.
  *
  * Rows are grouped in bands of BAND_ROWS; the bands of all colour channels form one
- * sequence, and worker w takes bands w, w + n, w + 2n...  so channels run in parallel and
- * one channel's rows run as a wavefront.  Inside a band the rows are skewed by the kernel's
+ * sequence, which the workers claim in order (an atomic ticket), so channels run in
+ * parallel and one channel's rows run as a wavefront; a worker that mostly waits retires
+ * (see retire()).  Inside a band the rows are skewed by the kernel's
  * lag: step s does column s - r * lag of row r, which gives the out-of-order core BAND_ROWS
  * independent dependency chains instead of one (the error chain along a row is the
  * bottleneck).  A band's first row follows the previous band's last row through an atomic
@@ -10,41 +11,48 @@
  * rows live in one of a ring of ring_bands float blocks, column-major (input values,
  * overwritten by the errors), with zero columns on both sides so no tap needs a bounds
  * check: a zero source adds +0, which changes no sum.  halftone_cpu_band.c computes a band. */
-#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "halftone_cpu.h"
 #include "halftone_internal.h"
 #include "pool.h"
 
-static inline void
-cpu_relax (void)
+#define SMALL_IMAGE 1.2e6 /* samples (1024 x 1024 gray: one thread); see gfx_threads_for */
+
+/* The run is being abandoned: cancelled (then every worker is told), or another worker
+ * stopped. */
+static bool
+abandoned (void *ctx)
 {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause ();
-#endif
+  job *j = ctx;
+  if (atomic_load_explicit (&j->abort, memory_order_relaxed))
+    return true;
+  if (!gfx_progress_cancelled (j->progress))
+    return false;
+  atomic_store (&j->abort, 1);
+  return true;
+}
+
+static double
+now_s (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
 }
 
 int
-gfx_halftone_wait (job *j, band_progress *above, int need)
+gfx_halftone_wait (job *j, band_progress *above, int need, double *waited)
 {
-  int spins = 0, have;
-  while ((have = atomic_load_explicit (&above->done, memory_order_acquire)) < need)
-    {
-      if (atomic_load_explicit (&j->abort, memory_order_relaxed))
-        return -1;
-      if (gfx_progress_cancelled (j->progress))
-        {
-          atomic_store (&j->abort, 1);
-          return -1;
-        }
-      if (++spins > 64) /* more workers than cores: let the one we wait for run */
-        sched_yield ();
-      else
-        cpu_relax ();
-    }
+  int have = atomic_load_explicit (&above->done.value, memory_order_acquire);
+  if (have >= need)
+    return have;
+  double t0 = now_s ();
+  have = gfx_counter_wait (&above->done, need, abandoned, j);
+  *waited += now_s () - t0;
   return have;
 }
 
@@ -82,25 +90,52 @@ band_setup (const job *j, int g, int worker, band *b)
     }
 }
 
+/* A worker that has spent more than gfx_halftone_retire_fraction of its time (and at least
+ * gfx_halftone_retire_min_s) waiting for its partners stops claiming bands after the one it is on, unless it is the
+ * last one claiming: the waits say the others keep losing their cores to other processes,
+ * and a wavefront is only as fast as its slowest row, so fewer workers then finish sooner
+ * (and give the cores back).  Bands are claimed in order, so the ones left run on. */
+double gfx_halftone_retire_fraction = 0.25;
+double gfx_halftone_retire_min_s = 2e-3;
+atomic_int gfx_halftone_retired;
+
+static bool
+retire (job *j, double waited, double elapsed)
+{
+  if (waited < gfx_halftone_retire_min_s || waited < gfx_halftone_retire_fraction * elapsed)
+    return false;
+  if (atomic_fetch_sub (&j->claimers, 1) > 1)
+    return true;
+  atomic_fetch_add (&j->claimers, 1); /* the last one goes on */
+  return false;
+}
+
 static void
 worker (void *ctx, int id, int n_workers)
 {
   job *j = ctx;
-  for (int g = id; g < j->total_bands; g += n_workers)
+  double start = now_s (), waited = 0;
+  for (;;)
     {
-      if (atomic_load_explicit (&j->abort, memory_order_relaxed))
+      int g = atomic_fetch_add (&j->next_band, 1);
+      if (g >= j->total_bands || atomic_load_explicit (&j->abort, memory_order_relaxed))
         return;
-      /* The ring slot's previous band must be finished: across a channel boundary its
-       * successor (this worker's previous band) did not wait for it. */
-      if (g >= j->ring_bands
-          && gfx_halftone_wait (j, &j->done[g - j->ring_bands], j->width) < 0)
-        return;
+      /* The ring slot was last written by band g - ring_bands and read by the band after
+       * it (its rows above): both must be finished. */
+      for (int old = g - j->ring_bands; old <= g - j->ring_bands + 1; old++)
+        if (old >= 0 && gfx_halftone_wait (j, &j->done[old], j->width, &waited) < 0)
+          return;
       band b;
       band_setup (j, g, id, &b);
+      b.waited = &waited;
       if (!gfx_halftone_band (j, &b))
         return;
-      if (id == 0)
-        gfx_progress_update (j->progress, (double) (g + 1) / j->total_bands);
+      gfx_progress_update (j->progress, (double) (g + 1) / j->total_bands); /* owner only */
+      if (n_workers > 1 && retire (j, waited, now_s () - start))
+        {
+          atomic_fetch_add_explicit (&gfx_halftone_retired, 1, memory_order_relaxed);
+          return;
+        }
     }
 }
 
@@ -135,11 +170,13 @@ gfx_halftone_cpu (const gfx_image *in, gfx_image *out, int kernel, int levels,
   j->lag = gfx_kernel_lag (j->k);
   j->bands_per_channel = (in->height + BAND_ROWS - 1) / BAND_ROWS;
   j->total_bands = j->bands_per_channel * j->colors;
-  int threads = gfx_threads ();
+  /* Below SMALL_IMAGE samples the wavefront's hand-offs cost about what a second core
+   * gives; a wavefront runs at the pace of its slowest worker, so only free cores count. */
+  int threads = gfx_threads_for ((double) in->width * in->height * j->colors, SMALL_IMAGE, true);
   if (threads > j->total_bands)
     threads = j->total_bands;
-  /* threads + 1 bands of rows: a band's slot was last used by the band threads + 1
-   * earlier, read only by the next band, which is this worker's previous one (finished). */
+  /* threads + 1 bands of rows: at most threads bands are being computed at once, and a
+   * band's slot is free once the band threads + 1 earlier and its successor are done. */
   j->ring_bands = threads + 1;
   j->block = ((size_t) in->width + 2 * PAD) * BAND_ROWS;
   j->ring = calloc ((size_t) j->ring_bands * j->block, sizeof (float));
@@ -153,8 +190,10 @@ gfx_halftone_cpu (const gfx_image *in, gfx_image *out, int kernel, int levels,
   else
     {
       for (int g = 0; g < j->total_bands; g++)
-        atomic_init (&j->done[g].done, 0);
+        gfx_counter_init (&j->done[g].done, 0);
       atomic_init (&j->abort, 0);
+      atomic_init (&j->next_band, 0);
+      atomic_init (&j->claimers, threads);
       job_tables (j);
       gfx_parallel_run (threads, worker, j);
       if (atomic_load (&j->abort))

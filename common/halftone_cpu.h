@@ -10,14 +10,15 @@
 
 #include "halftone_kernels.h"
 #include "image.h"
+#include "pool.h"
 #include "progress.h"
 
 #define BAND_ROWS 8 /* rows one worker interleaves: independent dependency chains */
 #define PAD 2       /* zero columns on each side of an error row: taps reach 2 */
 
 typedef struct {
-  alignas (64) atomic_int done; /* columns of the band's last row that are finished */
-  char pad[64 - sizeof (atomic_int)];
+  alignas (64) gfx_counter done; /* columns of the band's last row that are finished */
+  char pad[64 - sizeof (gfx_counter)];
 } band_progress;
 
 typedef struct {
@@ -33,6 +34,8 @@ typedef struct {
                           before it becomes samples (a band's ring block may be reused
                           while it is still writing its output) */
   band_progress *done; /* one per band */
+  atomic_int next_band;  /* the next band to claim: bands are taken in order */
+  atomic_int claimers;   /* workers still claiming bands (see retire() in halftone_cpu.c) */
   atomic_int abort;
   gfx_progress *progress;
   float weight[GFX_MAX_TAPS];
@@ -53,11 +56,19 @@ typedef struct {
   int rows;
   band_progress *above;    /* the previous band of the channel, NULL for the first */
   band_progress *mine;
+  double *waited;          /* the worker's time spent waiting, seconds */
 } band;
 
-/* Waits until `above` has finished `need` columns; returns what it has finished, or -1
- * when the run is being abandoned (cancel, or another worker stopped). */
-int gfx_halftone_wait (job *j, band_progress *above, int need);
+/* Waits until `above` has finished `need` columns (spinning briefly, then asleep: see
+ * gfx_counter_wait); returns what it has finished, or -1 when the run is being abandoned
+ * (cancel, or another worker stopped).  Time spent waiting is added to *waited. */
+int gfx_halftone_wait (job *j, band_progress *above, int need, double *waited);
+
+/* When a worker retires (see retire() in halftone_cpu.c): more than this fraction of its
+ * time and at least this many seconds spent waiting (0.25 and 2 ms; tests set 0 and 0 to
+ * make every worker but the last retire after its first band), and how many did. */
+extern double gfx_halftone_retire_fraction, gfx_halftone_retire_min_s;
+extern atomic_int gfx_halftone_retired;
 
 /* Computes one band: input into its rows, the skewed steps, level indices out into the
  * output image.  Returns false when the run is abandoned. */

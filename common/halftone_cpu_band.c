@@ -192,7 +192,7 @@ run_steps (job *j, const band *b, bool fs, bool two_levels)
   for (int s = 0; s <= last; s++)
     {
       int need = s + lag < w ? s + lag : w;
-      if (s < w && seen < need && (seen = gfx_halftone_wait (j, b->above, need)) < 0)
+      if (s < w && seen < need && (seen = gfx_halftone_wait (j, b->above, need, b->waited)) < 0)
         return false;
       if (fs && n == B && s >= (B - 1) * lag && s < w) /* all rows inside: unrolled */
         {
@@ -209,7 +209,7 @@ run_steps (job *j, const band *b, bool fs, bool two_levels)
           pixel (&src, r, s - r * lag, two_levels);
       int x_last = s - (n - 1) * lag;
       if (x_last >= 0 && ((x_last + 1) % PUBLISH_EVERY == 0 || x_last == w - 1))
-        atomic_store_explicit (&b->mine->done, x_last + 1, memory_order_release);
+        gfx_counter_publish (&b->mine->done, x_last + 1);
       if ((s & (CANCEL_EVERY - 1)) == 0 && gfx_progress_cancelled (j->progress))
         {
           atomic_store (&j->abort, 1);

@@ -32,7 +32,7 @@ typedef double v2 __attribute__ ((vector_size (16)));
 
 typedef struct {
   v2 *x, *y;        /* ring of `ring` rows of x and y, width + M2 - 1 each (left pad) */
-  atomic_int *done; /* per row: columns computed so far */
+  gfx_counter *done; /* per row: columns computed so far */
 } pair_rows;
 
 typedef struct {
@@ -106,19 +106,17 @@ ring (int row, int m)
   return ((row % m) + m) % m;
 }
 
+static bool
+stopped (void *ctx)
+{
+  return atomic_load_explicit (&((cpu_job *) ctx)->stop, memory_order_relaxed);
+}
+
 /* Waits until row n - 1 has `cols` columns (or the job stops); false when stopped. */
 static bool
 wait_row_above (cpu_job *job, const pair_rows *pr, int n, int cols)
 {
-  for (int spins = 0; n > 0 && atomic_load_explicit (&pr->done[n - 1], memory_order_acquire) < cols;
-       spins++)
-    {
-      if (atomic_load_explicit (&job->stop, memory_order_relaxed))
-        return false;
-      if (spins > 64)
-        sched_yield (); /* threads may outnumber cores */
-    }
-  return true;
+  return n == 0 || gfx_counter_wait (&pr->done[n - 1], cols, stopped, job) >= 0;
 }
 
 /* Columns [c0, c1) of one row, both lanes: xr[k1], yr[k1] point at column 0 of the row
@@ -256,7 +254,7 @@ run_rows (cpu_job *job, int p, int member)
             span_3x3 (job->a[p], job->b[p], xr, yr, c0, c1);
           else
             span_any (job->a[p], job->b[p], xr, yr, c0, c1, m1, m2);
-          atomic_store_explicit (&pr->done[n], c1, memory_order_release);
+          gfx_counter_publish (&pr->done[n], c1);
         }
       finish_row (job, image_row (job, p, n), yr[0]);
       long done = atomic_fetch_add (&job->rows_done, 1) + 1;
@@ -291,7 +289,7 @@ alloc_job (cpu_job *job, gfx_error *err)
     {
       job->rows[p].x = aligned_alloc (64, (2 * ring_v2 * sizeof (v2) + 63) / 64 * 64);
       job->rows[p].y = job->rows[p].x ? job->rows[p].x + ring_v2 : NULL;
-      job->rows[p].done = calloc (H, sizeof (atomic_int));
+      job->rows[p].done = calloc (H, sizeof (gfx_counter));
       ok = ok && job->rows[p].x && job->rows[p].done;
     }
   if (!ok)
@@ -328,9 +326,8 @@ gfx_iir_filter_cpu (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out
                                                    false, in->depth, err);
   if (st != GFX_OK)
     return st;
-  int colours = gfx_image_color_channels (in), threads = gfx_threads ();
-  if ((long) in->width * in->height < SMALL_IMAGE)
-    threads = 1;
+  int colours = gfx_image_color_channels (in);
+  int threads = gfx_threads_for ((double) in->width * in->height, SMALL_IMAGE, false);
   cpu_job *job = calloc (1, sizeof *job);
   if (!job)
     {
@@ -349,7 +346,8 @@ gfx_iir_filter_cpu (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out
       job->ch = ch;
       job->per_task = per_task, job->teams = teams; /* a one-worker fallback changes them */
       for (int p = 0; p < PAIRS; p++)
-        memset (job->rows[p].done, 0, sizeof (atomic_int) * (size_t) in->height);
+        for (int n = 0; n < in->height; n++)
+          gfx_counter_init (&job->rows[p].done[n], 0);
       memset (job->row_state, 0, sizeof (atomic_int) * (size_t) in->height);
       job->first = job->plane ? job->plane : (float *) out->pixels + ch;
       job->first_step = job->plane ? 1 : (size_t) out->channels;

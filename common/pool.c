@@ -1,6 +1,8 @@
 #include "pool.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -12,6 +14,29 @@ gfx_threads (void)
     return atoi (env) > 256 ? 256 : atoi (env);
   long n = sysconf (_SC_NPROCESSORS_ONLN);
   return n < 1 ? 1 : n > 256 ? 256 : (int) n;
+}
+
+int
+gfx_threads_for (double size, double small, bool coupled)
+{
+  const char *env = getenv ("GPUFX_THREADS");
+  if (env && atoi (env) >= 1)
+    return gfx_threads ();
+  if (size < small)
+    return 1;
+  int threads = gfx_threads ();
+  if (!coupled || threads == 1)
+    return threads;
+  FILE *f = fopen ("/proc/loadavg", "r");
+  int running = 0;
+  if (f) /* "0.52 0.58 0.59 3/417 12345": 3 runnable now, this thread included */
+    {
+      if (fscanf (f, "%*f %*f %*f %d/", &running) != 1)
+        running = 0;
+      fclose (f);
+    }
+  int busy = running > 1 ? running - 1 : 0;
+  return busy >= threads ? 1 : threads - busy;
 }
 
 /* Threads wait at a gate until all were created, so a worker never waits for a peer
@@ -83,4 +108,90 @@ gfx_parallel_run (int n_workers, gfx_worker_fn fn, void *ctx)
     fn (ctx, 0, 1);
   free (threads);
   free (args);
+}
+
+/* --- progress counters ------------------------------------------------------------- */
+
+#define SPIN_ROUNDS 2000 /* about 5-20 us of pause instructions before sleeping */
+
+static inline void
+cpu_relax (void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause ();
+#endif
+}
+
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+static void
+sleep_while (atomic_int *addr, int seen)
+{
+  struct timespec t = { 0, 1000000 }; /* 1 ms: stop is polled at least that often */
+  syscall (SYS_futex, (int *) addr, FUTEX_WAIT_PRIVATE, seen, &t, NULL, 0);
+}
+
+static void
+wake_all (atomic_int *addr)
+{
+  syscall (SYS_futex, (int *) addr, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+}
+#else
+static void
+sleep_while (atomic_int *addr, int seen)
+{
+  (void) addr, (void) seen;
+  sched_yield ();
+}
+
+static void
+wake_all (atomic_int *addr)
+{
+  (void) addr;
+}
+#endif
+
+void
+gfx_counter_init (gfx_counter *c, int value)
+{
+  atomic_init (&c->value, value);
+  atomic_init (&c->sleepers, 0);
+}
+
+void
+gfx_counter_publish (gfx_counter *c, int value)
+{
+  /* seq_cst store, then load: with the sleeper's increment-then-load (also seq_cst), one
+   * of the two sees the other, so no wake-up is lost; the futex re-checks the value. */
+  atomic_store (&c->value, value);
+  if (atomic_load (&c->sleepers) > 0)
+    wake_all (&c->value);
+}
+
+int
+gfx_counter_wait (gfx_counter *c, int need, bool (*stop) (void *ctx), void *ctx)
+{
+  int have;
+  for (int spins = 0; (have = atomic_load_explicit (&c->value, memory_order_acquire)) < need;
+       spins++)
+    {
+      if (stop && stop (ctx))
+        return -1;
+      if (spins < SPIN_ROUNDS)
+        {
+          cpu_relax ();
+          continue;
+        }
+      atomic_fetch_add (&c->sleepers, 1);
+      while ((have = atomic_load (&c->value)) < need && !(stop && stop (ctx)))
+        sleep_while (&c->value, have);
+      atomic_fetch_sub (&c->sleepers, 1);
+      if (have < need)
+        return -1; /* stopped */
+      break;
+    }
+  return have;
 }

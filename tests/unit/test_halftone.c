@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "../../common/halftone.h"
+#include "../../common/halftone_cpu.h"
 #include "../../common/halftone_internal.h"
 #include "../../common/pool.h"
 #include "check.h"
@@ -320,6 +321,64 @@ check_cancel (void)
   gfx_image_free (&in);
 }
 
+/* Fast path == reference for one image under the current GPUFX_THREADS (unset: the
+ * automatic choice), with an optional progress report. */
+static bool
+fast_equals_ref (const gfx_image *in, int kernel, int levels, gfx_progress *progress)
+{
+  gfx_image ref, fast;
+  gfx_error err;
+  gfx_image_alloc (&ref, in->width, in->height, in->channels, in->has_alpha, in->depth, &err);
+  gfx_image_alloc (&fast, in->width, in->height, in->channels, in->has_alpha, in->depth, &err);
+  gfx_halftone_ref (in, &ref, kernel, levels, &err);
+  bool ok = gfx_halftone_cpu (in, &fast, kernel, levels, progress, &err) == GFX_OK
+            && same_pixels (&ref, &fast);
+  gfx_image_free (&ref);
+  gfx_image_free (&fast);
+  return ok;
+}
+
+/* The automatic thread choice (one thread below about 1.2 M samples, the free cores
+ * above); workers retiring (forced: every worker but the last retires after its first
+ * band, the bands left run on); more workers than cores (they lose their cores mid-band,
+ * sleep in the waits and may retire on their own).  The result stays exact. */
+static void
+check_thread_choice_and_retire (void)
+{
+  unsetenv ("GPUFX_THREADS");
+  gfx_image small = make_image (300, 200, 1, GFX_U8), large = make_image (1100, 1100, 1, GFX_U8);
+  CHECK (fast_equals_ref (&small, GFX_KERNEL_FS, 2, NULL)
+           && fast_equals_ref (&large, GFX_KERNEL_FS, 2, NULL),
+         "automatic thread count (GPUFX_THREADS unset): 300x200 and 1100x1100 == reference");
+  gfx_image_free (&small);
+  gfx_image_free (&large);
+  gfx_image in = make_image (400, 700, 3, GFX_U8);
+  double fraction = gfx_halftone_retire_fraction, min_s = gfx_halftone_retire_min_s;
+  gfx_halftone_retire_fraction = gfx_halftone_retire_min_s = 0;
+  for (int threads = 2; threads <= 5; threads++)
+    {
+      set_threads (threads);
+      int before = atomic_load (&gfx_halftone_retired);
+      bool ok = fast_equals_ref (&in, (threads - 2) * 2, 2 + threads % 2, NULL);
+      int retired = atomic_load (&gfx_halftone_retired) - before;
+      CHECK (ok && retired >= 1 && retired <= threads - 1, "workers retire after their first "
+             "band (%d threads: %d retired), the rest finish, result == reference", threads,
+             retired);
+    }
+  gfx_halftone_retire_fraction = fraction;
+  gfx_halftone_retire_min_s = min_s;
+  set_threads (4 * gfx_threads ());
+  gfx_image wide = make_image (2000, 300, 2, GFX_U8);
+  int before = atomic_load (&gfx_halftone_retired);
+  bool ok = true;
+  for (int rep = 0; rep < 4; rep++)
+    ok = ok && fast_equals_ref (&wide, GFX_KERNEL_FS, 2, NULL);
+  CHECK (ok, "4x more workers than cores, 2000x300, 2 channels, 4 runs == reference (%d retired on "
+         "their own)", atomic_load (&gfx_halftone_retired) - before);
+  gfx_image_free (&wide);
+  gfx_image_free (&in);
+}
+
 /* Hand-computed: 2 x 2 of 0.5 with Floyd-Steinberg.  (0,0) 0.5 -> 1, error -0.5;
  * (1,0) 0.5 - 7/16*0.5 = 0.28125 -> 0; (0,1) 0.5 + 3/16*0.28125 + 5/16*(-0.5) = 0.396... -> 0;
  * (1,1) 0.5 + 7/16*0.396 + 5/16*0.28125 + 1/16*(-0.5) = 0.7301... -> 1. */
@@ -388,5 +447,6 @@ main (void)
   check_mid_grey ();
   check_alpha_and_validation ();
   check_cancel ();
+  check_thread_choice_and_retire ();
   return check_exit_status ();
 }
