@@ -42,6 +42,27 @@ render_release (preview_render *r)
   g_free (r);
 }
 
+/* Test hook: GPUFX_DIALOG_PREVIEW_DUMP=FILE writes each drawn preview as 8-bit PNM
+ * (P5 gray, P6 RGB, P7 otherwise) with its position in the drawable as a "# at X Y"
+ * comment, so a test can compare it with the filter's result on the whole drawable. */
+static void
+dump_for_tests (gfx_dialog *dlg, const guchar *buf, int width, int height, int channels)
+{
+  const char *path = g_getenv ("GPUFX_DIALOG_PREVIEW_DUMP");
+  FILE *f = path ? fopen (path, "wb") : NULL;
+  if (!f)
+    return;
+  gint x, y;
+  gimp_preview_get_position (GIMP_PREVIEW (dlg->preview), &x, &y);
+  if (channels == 1 || channels == 3)
+    fprintf (f, "P%d\n# at %d %d\n%d %d\n255\n", channels == 1 ? 5 : 6, x, y, width, height);
+  else
+    fprintf (f, "P7\n# at %d %d\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL 255\nENDHDR\n", x, y,
+             width, height, channels);
+  fwrite (buf, 1, (size_t) width * height * channels, f);
+  fclose (f);
+}
+
 /* Draws r->out, converted to the 8-bit layout GimpDrawablePreview expects. */
 static void
 render_draw (gfx_dialog *dlg, preview_render *r)
@@ -54,6 +75,7 @@ render_draw (gfx_dialog *dlg, preview_render *r)
   guchar *buf = g_malloc ((gsize) o->width * o->height * o->channels);
   babl_process (babl_fish (src, dst), o->pixels, buf, (long) o->width * o->height);
   gimp_preview_draw_buffer (GIMP_PREVIEW (dlg->preview), buf, o->width * o->channels);
+  dump_for_tests (dlg, buf, o->width, o->height, o->channels);
   g_free (buf);
 }
 
