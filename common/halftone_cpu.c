@@ -134,6 +134,12 @@ worker (void *ctx, int id, int n_workers)
       if (n_workers > 1 && retire (j, waited, now_s () - start))
         {
           atomic_fetch_add_explicit (&gfx_halftone_retired, 1, memory_order_relaxed);
+          /* Worker 0 makes the progress reports: it follows the others' bands asleep. */
+          for (int h = g + 1; id == 0 && h < j->total_bands; h++)
+            if (gfx_halftone_wait (j, &j->done[h], j->width, &waited) < 0)
+              return;
+            else
+              gfx_progress_update (j->progress, (double) (h + 1) / j->total_bands);
           return;
         }
     }

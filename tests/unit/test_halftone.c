@@ -338,9 +338,15 @@ fast_equals_ref (const gfx_image *in, int kernel, int levels, gfx_progress *prog
   return ok;
 }
 
+static void
+last_fraction (void *ctx, double fraction)
+{
+  *(double *) ctx = fraction;
+}
+
 /* The automatic thread choice (one thread below about 1.2 M samples, the free cores
  * above); workers retiring (forced: every worker but the last retires after its first
- * band, the bands left run on); more workers than cores (they lose their cores mid-band,
+ * band, the bands left run on, progress still reaches 1); more workers than cores (they lose their cores mid-band,
  * sleep in the waits and may retire on their own).  The result stays exact. */
 static void
 check_thread_choice_and_retire (void)
@@ -359,11 +365,14 @@ check_thread_choice_and_retire (void)
     {
       set_threads (threads);
       int before = atomic_load (&gfx_halftone_retired);
-      bool ok = fast_equals_ref (&in, (threads - 2) * 2, 2 + threads % 2, NULL);
+      double last = 0;
+      gfx_progress progress;
+      gfx_progress_init (&progress, last_fraction, &last);
+      bool ok = fast_equals_ref (&in, (threads - 2) * 2, 2 + threads % 2, &progress);
       int retired = atomic_load (&gfx_halftone_retired) - before;
-      CHECK (ok && retired >= 1 && retired <= threads - 1, "workers retire after their first "
-             "band (%d threads: %d retired), the rest finish, result == reference", threads,
-             retired);
+      CHECK (ok && retired >= 1 && retired <= threads - 1 && last == 1.0, "workers retire "
+             "after their first band (%d threads: %d retired), the rest finish, result == "
+             "reference, progress reaches %g", threads, retired, last);
     }
   gfx_halftone_retire_fraction = fraction;
   gfx_halftone_retire_min_s = min_s;
