@@ -24,10 +24,10 @@ typedef void (*gfx_worker_fn) (void *ctx, int worker, int n_workers);
 void gfx_parallel_run (int n_workers, gfx_worker_fn fn, void *ctx);
 
 /* A progress counter that one worker raises and others wait on (a wavefront: "row n - 1
- * has done c columns").  Waiting spins a few microseconds, then sleeps (a futex on Linux)
- * until the counter moves, so a waiter whose partner lost its core to another process
- * gives that core back instead of burning it.  Publishing is a store plus, only when
- * someone sleeps, a wake-up.  Zero-initialise (or gfx_counter_init) before use. */
+ * has done c columns").  Waiting spins about 0.1 ms, then sleeps (a futex on Linux) until
+ * the counter moves, so a waiter whose partner lost its core to another process gives
+ * that core back instead of burning it.  Publishing is a store plus, only when someone
+ * sleeps, a wake-up.  Zero-initialise (or gfx_counter_init) before use. */
 typedef struct {
   atomic_int value;
   atomic_int sleepers; /* waiters inside the sleep path */
