@@ -4,6 +4,7 @@
   imgcmp.py crop A B X Y W H       A's box (X, Y, W, H) equals the whole of B
   imgcmp.py outside A B X Y W H    A and B are identical outside that box
   imgcmp.py alpha A B              A and B have the same last (alpha) channel
+  imgcmp.py differ A B [N]         more than N (default 50) samples of A and B differ
 Exit 0 when the claim holds, else 1 with one line saying where it fails."""
 import sys
 
@@ -32,6 +33,10 @@ def main(argv):
     mode, a, b = argv[1], load(argv[2]), load(argv[3])
     if mode == "same":
         why = describe(a, b)
+    elif mode == "differ":
+        least = int(argv[4]) if len(argv) > 4 else 50
+        n = int((a != b).sum()) if a.shape == b.shape else a.size
+        why = None if n > least else f"only {n} samples differ (need more than {least})"
     elif mode == "alpha":
         why = describe(a[..., -1], b[..., -1]) if a.ndim == 3 and b.ndim == 3 else "no alpha"
     else:

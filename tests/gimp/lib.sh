@@ -94,13 +94,75 @@ check_images () {
   why=$("$py" "$top/tests/gimp/imgcmp.py" "$@" 2>&1) && pass "$name" || fail "$name" "$why"
 }
 
+# batch_setup NAME: gimp_setup, make_inputs.py's files in $work, and $cli (build/gpufx,
+# a FAIL line when it is missing: the comparisons against it will fail too).
+batch_setup () {
+  gimp_setup "$1"
+  cli=$build/gpufx
+  "$py" "$top/tests/gimp/make_inputs.py" "$work" || { fail inputs "make_inputs.py failed"; exit 1; }
+  [ -x "$cli" ] || fail cli "$cli missing: comparisons against the CLI will fail"
+}
+
+# check_registration PREFIX PROC MENU ARG...: PROC takes run-mode, image, drawable and then
+# exactly the arguments named ARG... in that order (SPEC section 4), and sits in MENU.
+check_registration () {
+  local prefix=$1 proc=$2 menu=$3; shift 3
+  local log=$work/reg-$prefix.log expect got nargs
+  expect=$(printf 'arg=%s ' "$@")
+  gimp_batch "$log" "(let* ((info (gimp-procedural-db-proc-info \"$proc\"))
+       (n (list-ref info 6)))
+  (gimp-message (string-append \"nargs=\" (number->string n)))
+  (let loop ((i 3))
+    (when (< i n)
+      (gimp-message (string-append \"arg=\" (cadr (gimp-procedural-db-proc-arg \"$proc\" i))))
+      (loop (+ i 1)))))"
+  if batch_ok "$prefix-registered" "$log" $?; then
+    got=$(grep -o 'arg=[a-z0-9-]*' "$log" | tr '\n' ' ')
+    nargs=$(grep -o 'nargs=[0-9]*' "$log")
+    [ "$nargs" = "nargs=$(($# + 3))" ] && [ "$got" = "$expect" ] && pass "$prefix-pdb-arguments" \
+      || fail "$prefix-pdb-arguments" "got $nargs $got, want nargs=$(($# + 3)) $expect"
+  fi
+  # pluginrc: (proc-def "PROC" ... (menu-path "MENU") ...) before the next proc-def.
+  got=$(awk -v p="(proc-def \"$proc\"" 'on && /\(proc-def / { exit }
+          index($0, p) { on = 1 } on && /\(menu-path / { print; exit }' "$GIMP2_DIRECTORY/pluginrc")
+  [[ "$got" == *"(menu-path \"$menu\")"* ]] && pass "$prefix-menu-place" \
+    || fail "$prefix-menu-place" "pluginrc has ${got:-no menu-path} for $proc, want $menu"
+}
+
+# against_cli PREFIX CASE...: each CASE is "NAME FILE [PARAMS...]" (FILE from
+# make_inputs.py).  The caller defines `case_call PARAMS...` (prints the plug-in call,
+# Script-Fu with img and drw bound) and `case_cli IN OUT PARAMS...` (runs gpufx with the
+# same values on the CPU).  All calls run in one GIMP session; each result must equal the
+# CLI's (identical samples), the rgba8.png case must keep its alpha, and the gray8.png
+# case must have changed the image (else equality with the CLI proves little).
+against_cli () {
+  local prefix=$1; shift
+  local c name file params why schemes=()
+  for c in "$@"; do
+    read -r name file params <<<"$c"
+    schemes+=("$(scm_run "$file" "gimp-$file" "$(case_call $params)")")
+    case_cli "$work/$file" "$work/cli-$file" $params || fail "$prefix-cli-$name" "gpufx failed"
+  done
+  gimp_batch "$work/$prefix-prec.log" "${schemes[@]}"
+  batch_ok "$prefix-precisions-batch" "$work/$prefix-prec.log" $? || return 1
+  for c in "$@"; do
+    read -r name file params <<<"$c"
+    compare_images "$prefix-$name-equals-cli" "$work/gimp-$file" "$work/cli-$file"
+  done
+  check_images "$prefix-rgba8-alpha-kept" alpha "$work/gimp-rgba8.png" "$work/rgba8.png"
+  why=$("$py" "$top/tests/gimp/imgcmp.py" differ "$work/gimp-gray8.png" "$work/gray8.png" 2>&1) \
+    && pass "$prefix-gray8-changed" \
+    || fail "$prefix-gray8-changed" "the plug-in changed nothing, the comparison proves little: $why"
+}
+
 # need_display NAME ARGS...: without $DISPLAY, re-runs the calling test under Xvfb (or
-# SKIPs it when xvfb-run is missing).  Call it first, with "$@".
+# SKIPs it when xvfb-run is missing), with a screen of XVFB_SCREEN (default 1280x1024x24).
+# Call it first, with "$@".
 need_display () {
   local name=$1; shift
   [ -n "${DISPLAY:-}" ] && return 0
   command -v xvfb-run >/dev/null || { skip "$name" "xvfb-run not installed"; exit 0; }
-  exec xvfb-run -a -s '-screen 0 1280x1024x24' bash "$0" "$@"
+  exec xvfb-run -a -s "-screen 0 ${XVFB_SCREEN:-1280x1024x24}" bash "$0" "$@"
 }
 
 # dialog_checks PREFIX PROC LAST_ARGS DIALOG_ARGS CLI_SUBCOMMAND [CLI_ARGS...]

@@ -5,11 +5,8 @@
 # rules, a window larger than the image, the mask layer against --mask-out, and bad
 # parameters refused with a message naming the parameter.
 source "$(dirname "$0")/lib.sh"
-gimp_setup gimp/enhance
-cli=$build/gpufx
+batch_setup gimp/enhance
 proc=plug-in-gpufx-local-enhance
-"$py" "$top/tests/gimp/make_inputs.py" "$work" || { fail inputs "make_inputs.py failed"; exit 1; }
-[ -x "$cli" ] || fail cli "$cli missing: comparisons against the CLI will fail"
 # call GAIN K0 K1 K2 K3 RULE WINDOW PER-CHANNEL MASK-LAYER BACKEND
 call () { echo "($proc RUN-NONINTERACTIVE img drw $*)"; }
 # cli_of the same values: IN OUT GAIN K0 K1 K2 K3 RULE WINDOW PER-CHANNEL
@@ -21,49 +18,17 @@ cli_run () {
 }
 
 # --- registration -------------------------------------------------------------------------
-gimp_batch "$work/reg.log" "(let ((info (gimp-procedural-db-proc-info \"$proc\")))
-  (gimp-message (string-append \"nargs=\" (number->string (list-ref info 6))))
-  (let loop ((i 3))
-    (when (< i 13)
-      (gimp-message (string-append \"arg=\" (cadr (gimp-procedural-db-proc-arg \"$proc\" i))))
-      (loop (+ i 1)))))"
-expect="arg=gain arg=k0 arg=k1 arg=k2 arg=k3 arg=rule arg=window arg=per-channel arg=mask-layer arg=backend "
-batch_ok enhance-registered "$work/reg.log" $? \
-  && { args=$(grep -o 'arg=[a-z0-9-]*' "$work/reg.log" | tr '\n' ' ')
-       [ "$(grep -o 'nargs=[0-9]*' "$work/reg.log")" = nargs=13 ] && [ "$args" = "$expect" ] \
-         && pass enhance-pdb-arguments || fail enhance-pdb-arguments "got $args"; }
-grep -q '"<Image>/Filters/Enhance"' "$GIMP2_DIRECTORY/pluginrc" && pass enhance-menu-place \
-  || fail enhance-menu-place "no <Image>/Filters/Enhance in pluginrc"
+check_registration enhance "$proc" "<Image>/Filters/Enhance" gain k0 k1 k2 k3 rule window \
+  per-channel mask-layer backend
 
 # --- precisions, layouts, modes and rules against the CLI --------------------------------
-# name file gain k0 k1 k2 k3 rule window per-channel
-cases=("gray8 gray8.png 4 1.0 0.02 0.8 0.4 0 5 0"
-       "rgba8 rgba8.png 2.5 1.0 0.02 0.8 0.4 0 3 0"
-       "gray16 gray16.png 4 1.0 0.02 0.8 0.4 0 101 0"
-       "rgb16 rgb16.png 3 1.0 0.02 0.8 0.4 0 7 1"
-       "grayf grayf.tif 4 1.0 0.02 0.8 0.4 0 9 0"
-       "rgbf rgbf.tif 2 0.1 0.9 0.05 1.0 1 5 0")
-schemes=()
-for c in "${cases[@]}"; do
-  read -r name file g k0 k1 k2 k3 rule win pc <<<"$c"
-  schemes+=("$(scm_run "$file" "gimp-$file" "$(call $g $k0 $k1 $k2 $k3 $rule $win $pc 0 1)")")
-  cli_run "$work/$file" "$work/cli-$file" $g $k0 $k1 $k2 $k3 $rule $win $pc \
-    || fail "enhance-cli-$name" "gpufx failed"
-done
-gimp_batch "$work/prec.log" "${schemes[@]}"
-if batch_ok enhance-precisions-batch "$work/prec.log" $?; then
-  for c in "${cases[@]}"; do
-    read -r name file rest <<<"$c"
-    compare_images "enhance-$name-equals-cli" "$work/gimp-$file" "$work/cli-$file"
-  done
-  check_images enhance-rgba8-alpha-kept alpha "$work/gimp-rgba8.png" "$work/rgba8.png"
-  "$py" - "$work/gimp-gray8.png" "$work/gray8.png" <<'PY' && pass enhance-gray8-changed \
-    || fail enhance-gray8-changed "the plug-in enhanced nothing: the comparison proves little"
-import sys, cv2
-a, b = (cv2.imread(p, cv2.IMREAD_UNCHANGED) for p in sys.argv[1:3])
-sys.exit(0 if (a != b).sum() > 50 else 1)
-PY
-fi
+# name file gain k0 k1 k2 k3 rule window per-channel (mask-layer 0, backend cpu)
+case_call () { call "$@" 0 1; }
+case_cli () { cli_run "$@"; }
+against_cli enhance "gray8 gray8.png 4 1.0 0.02 0.8 0.4 0 5 0" \
+  "rgba8 rgba8.png 2.5 1.0 0.02 0.8 0.4 0 3 0" "gray16 gray16.png 4 1.0 0.02 0.8 0.4 0 101 0" \
+  "rgb16 rgb16.png 3 1.0 0.02 0.8 0.4 0 7 1" "grayf grayf.tif 4 1.0 0.02 0.8 0.4 0 9 0" \
+  "rgbf rgbf.tif 2 0.1 0.9 0.05 1.0 1 5 0"
 
 # --- the mask layer: a new layer equal to the CLI's --mask-out -----------------------------
 mask_scm="(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"rgba8.png\" \"rgba8.png\")))
