@@ -9,6 +9,7 @@
 #include "../../common/iir_identify_solve.h"
 #include "../../common/image.h"
 #include "check.h"
+#include "test_rng.h"
 
 #define M 3
 #define SIZE 48
@@ -19,12 +20,7 @@ static const double true_a[M * M] = { 0.9, -0.2, 0.05, -0.25, 0.1, 0.02, 0.03, 0
 static const double true_b[M * M] = { 1.0, -0.3, 0.05, -0.25, 0.12, -0.02, 0.04, 0.0, 0.03 };
 
 static unsigned rng_state = 12345u;
-static double
-uniform (void)
-{
-  rng_state = rng_state * 1664525u + 1013904223u;
-  return (rng_state >> 8) * (1.0 / 16777216.0);
-}
+#define uniform() test_uniform (&rng_state)
 
 /* SPEC's q1 recursion with its boundary rule (x edge-replicated, y = x outside). */
 static double

@@ -7,17 +7,13 @@
 
 #include "../../common/iir_identify.h"
 #include "check.h"
+#include "test_rng.h"
 
 #define W 192
 #define H 192
 
 static unsigned rng = 7u;
-static double
-uniform (void)
-{
-  rng = rng * 1664525u + 1013904223u;
-  return (rng >> 8) * (1.0 / 16777216.0);
-}
+#define uniform() test_uniform (&rng)
 
 /* Rectangles and a rotated square (edges of several orientations) over a flat field. */
 static void

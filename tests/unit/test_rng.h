@@ -1,0 +1,13 @@
+/* A tiny deterministic generator for test data (the same sequence on every machine). */
+#ifndef GFX_TEST_RNG_H
+#define GFX_TEST_RNG_H
+
+/* Uniform in [0, 1) from a linear congruential state (Numerical Recipes' constants). */
+static inline double
+test_uniform (unsigned *state)
+{
+  *state = *state * 1664525u + 1013904223u;
+  return (*state >> 8) * (1.0 / 16777216.0);
+}
+
+#endif
