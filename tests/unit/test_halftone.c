@@ -344,7 +344,7 @@ last_fraction (void *ctx, double fraction)
   *(double *) ctx = fraction;
 }
 
-/* The automatic thread choice (one thread below about 1.2 M samples, the free cores
+/* The automatic thread choice (one thread below 400000 samples, the free cores
  * above); workers retiring (forced: every worker but the last retires after its first
  * band, the bands left run on, progress still reaches 1); more workers than cores (they lose their cores mid-band,
  * sleep in the waits and may retire on their own).  The result stays exact. */
@@ -352,10 +352,10 @@ static void
 check_thread_choice_and_retire (void)
 {
   unsetenv ("GPUFX_THREADS");
-  gfx_image small = make_image (300, 200, 1, GFX_U8), large = make_image (1100, 1100, 1, GFX_U8);
+  gfx_image small = make_image (300, 200, 1, GFX_U8), large = make_image (700, 700, 1, GFX_U8);
   CHECK (fast_equals_ref (&small, GFX_KERNEL_FS, 2, NULL)
            && fast_equals_ref (&large, GFX_KERNEL_FS, 2, NULL),
-         "automatic thread count (GPUFX_THREADS unset): 300x200 and 1100x1100 == reference");
+         "automatic thread count (GPUFX_THREADS unset): 300x200 and 700x700 == reference");
   gfx_image_free (&small);
   gfx_image_free (&large);
   gfx_image in = make_image (400, 700, 3, GFX_U8);

@@ -3,8 +3,8 @@
  * kernel also runs: gfx_iir_point on windows built pixel by pixel, (float) y per quadrant,
  * gfx_iir_mean, the shared sample conversions.  Equality is bit for bit, for every mask
  * size (the 3x3 fast path and the general one), depth, channel layout, image shapes
- * around the progress chunk (64 columns) and the one-thread threshold, and thread counts
- * 1..8 (pairs split over 2 threads, row wavefronts beyond). */
+ * around the progress chunk (64 columns), thread counts 1..8 (pairs split over 2 threads,
+ * row wavefronts beyond) and the automatic count (one thread below 100000 pixels). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,12 +92,13 @@ one_case (int w, int h, int m1, int m2, int channels, bool alpha, gfx_depth d, i
   oracle (&f, &in, &want);
   char n[8];
   snprintf (n, sizeof n, "%d", threads);
-  setenv ("GPUFX_THREADS", n, 1);
+  if (threads > 0) /* 0: the automatic choice */
+    setenv ("GPUFX_THREADS", n, 1);
   gfx_error err = { 0 };
   gfx_status st = gfx_iir_filter_cpu (&f, &in, &got, NULL, &err);
   unsetenv ("GPUFX_THREADS");
   CHECK (st == GFX_OK && same_bits (&got, &want), "cpu = per-pixel gfx_iir_point, bit for bit: "
-         "%dx%d, mask %dx%d, %s, %d channels%s, %d threads%s%s", w, h, m1, m2,
+         "%dx%d, mask %dx%d, %s, %d channels%s, %d threads (0: automatic)%s%s", w, h, m1, m2,
          gfx_depth_name (d), channels, alpha ? " (alpha)" : "", threads,
          st == GFX_OK ? "" : ": ", st == GFX_OK ? "" : err.msg);
   if (st == GFX_OK)
@@ -109,7 +110,7 @@ one_case (int w, int h, int m1, int m2, int channels, bool alpha, gfx_depth d, i
 int
 main (void)
 {
-  /* Small shapes (one thread below the threshold), all mask sizes' corners. */
+  /* Small shapes on 2 threads, all mask sizes' corners. */
   static const int shapes[][2] = { { 1, 1 }, { 1, 9 }, { 13, 1 }, { 2, 2 }, { 63, 5 },
                                    { 64, 3 }, { 65, 7 }, { 129, 2 } };
   static const int masks[][2] = { { 1, 1 }, { 3, 3 }, { 1, 7 }, { 7, 1 }, { 2, 2 },
@@ -118,7 +119,7 @@ main (void)
     for (int m = 0; m < 8; m++)
       one_case (shapes[s][0], shapes[s][1], masks[m][0], masks[m][1], 1 + (s + m) % 4,
                 (s + m) % 3 == 0 && (s + m) % 4 > 0, (gfx_depth) ((s * 8 + m) % 3), 2);
-  /* Above the one-thread threshold: 2 pairs on 1 or 2 threads, wavefronts from 4 on. */
+  /* 2 pairs on 1 or 2 threads, wavefronts from 4 on; then the automatic count. */
   for (int t = 1; t <= 8; t++)
     {
       one_case (197, 131, 3, 3, 1, false, GFX_F32, t);
@@ -126,5 +127,7 @@ main (void)
     }
   one_case (300, 70, 7, 7, 3, false, GFX_U8, 2);
   one_case (300, 70, 2, 6, 4, true, GFX_F32, 5);
+  one_case (200, 200, 3, 3, 1, false, GFX_F32, 0);
+  one_case (330, 310, 3, 3, 2, true, GFX_U8, 0);
   return check_exit_status ();
 }
