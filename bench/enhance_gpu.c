@@ -1,8 +1,13 @@
 /* Local enhance on the GPU at the seed's size (3241 x 3685 gray 8-bit, photo-like
- * synthetic content): kernel time at n = 3, 31 and 255 (CUDA events, transfers
- * excluded), the device-to-device copy of the same bytes measured in the same run, the
- * CPU path for reference, and a bit-exact check of GPU against CPU.
- * Usage: build/bench/enhance_gpu [WIDTH HEIGHT [REPEATS]] */
+ * synthetic content): kernel time at n = 3, 31, 33 and 255 (the launch sequence on the
+ * device-resident image, CUDA events, median of back-to-back runs), split into the
+ * totals reduction and the statistics kernel; the device-to-device copy of the same bytes
+ * measured in the same run; the time of a whole call (transfers included); the CPU path
+ * for reference; a bit-exact check of GPU against CPU.  `--sweep` also times the
+ * statistics kernel's speed knobs (tile kernel, columns per thread, strip rows).
+ * `--profile`: only one call per window (n = 3, 31) on the strip kernel, then on the tile
+ * kernel, for a profiler (ncu).
+ * Usage: build/bench/enhance_gpu [--sweep | --profile] [WIDTH HEIGHT [REPEATS]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +15,25 @@
 
 #include "../common/enhance.h"
 #include "../common/pool.h"
+#include "bench_util.h"
 
 #ifdef GFX_HAVE_CUDA
 #include "../cuda/enhance_cuda.h"
 
-static int
-cmp_double (const void *a, const void *b)
+enum { INNER = 20 }; /* sequences back to back per timing sample */
+
+/* Median kernel time (ms) of `what`, or -1 on error (printed). */
+static double
+time_of (const gfx_image *in, const gfx_enhance_params *p, gfx_enh_time_what what, int reps)
 {
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
+  gfx_error err;
+  double ms = -1;
+  if (gfx_cuda_enhance_time (in, p, what, reps, INNER, &ms, &err) != GFX_OK)
+    {
+      printf ("  GPU error: %s\n", err.msg);
+      return -1;
+    }
+  return ms;
 }
 
 static double
@@ -48,7 +63,7 @@ fill (gfx_image *img)
 }
 
 static void
-one_window (const gfx_image *in, int n, int reps, double copy_ms)
+one_window (const gfx_image *in, int n, int reps, double copy_ms, int sweep)
 {
   gfx_enhance_params p;
   gfx_params_defaults (&gfx_enhance_param_set, &p);
@@ -70,8 +85,10 @@ one_window (const gfx_image *in, int n, int reps, double copy_ms)
         }
       k[i] = tm.kernel_ms, t[i] = tm.total_ms;
     }
-  qsort (k, reps, sizeof *k, cmp_double);
-  qsort (t, reps, sizeof *t, cmp_double);
+  double call_kernel = gfx_bench_median (k, reps), call_total = gfx_bench_median (t, reps);
+  double all = time_of (in, &p, GFX_ENH_TIME_ALL, reps);
+  double tot = time_of (in, &p, GFX_ENH_TIME_TOTALS, reps);
+  double sta = time_of (in, &p, GFX_ENH_TIME_STATS, reps);
   gfx_cuda_enhance (in, &gpu, &gmask, &p, &tm, &err);
   double c0 = now_ms ();
   gfx_enhance_cpu (in, &cpu, &cmask, &p, NULL, &err);
@@ -80,10 +97,36 @@ one_window (const gfx_image *in, int n, int reps, double copy_ms)
   for (size_t i = 0; i < bytes; i++)
     enhanced += ((uint8_t *) cmask.pixels)[i] != 0;
   int same = !memcmp (gpu.pixels, cpu.pixels, bytes) && !memcmp (gmask.pixels, cmask.pixels, bytes);
-  printf ("n=%-3d kernel median %.4f ms (min %.4f) = %.2f x copy; call with transfers %.3f ms; "
+  printf ("n=%-3d kernels %.4f ms = %.2f x copy (totals %.4f ms, statistics %.4f ms); "
+          "one call: kernels %.4f ms (min %.4f), with transfers %.3f ms; "
           "CPU (%d threads) %.1f ms; GPU %s CPU; %.1f%% enhanced\n",
-          n, k[reps / 2], k[0], k[reps / 2] / copy_ms, t[reps / 2], gfx_threads (), cpu_ms,
+          n, all, all / copy_ms, tot, sta, call_kernel, k[0], call_total, gfx_threads (), cpu_ms,
           same ? "==" : "!=", 100.0 * enhanced / bytes);
+  if (sweep && n < 33)
+    {
+      /* kernel (1 tile, 2 strip), cols, strip rows, store */
+      static const int knobs[][4] = { { 1, 0, 0, 0 },  { 2, 4, 4, 0 },  { 2, 4, 8, 0 },
+                                      { 2, 4, 16, 0 }, { 2, 4, 32, 0 }, { 2, 4, 8, 1 },
+                                      { 2, 4, 16, 1 }, { 2, 8, 8, 0 },  { 2, 8, 16, 0 },
+                                      { 2, 16, 8, 0 } };
+      enum { N_KNOBS = sizeof knobs / sizeof knobs[0] };
+      printf ("  statistics kernel alone by knob (tile, or strip cols/rows[/direct stores], ms):");
+      for (int i = 0; i < N_KNOBS; i++)
+        {
+          gfx_cuda_enhance_set_tuning (knobs[i][0], knobs[i][1], knobs[i][2], 0, knobs[i][3], &err);
+          double ms = time_of (in, &p, GFX_ENH_TIME_STATS, reps);
+          if (knobs[i][0] == 1)
+            printf (" tile %.4f", ms);
+          else
+            printf (" %d/%d%s %.4f", knobs[i][1], knobs[i][2], knobs[i][3] ? "/d" : "", ms);
+        }
+      gfx_cuda_enhance_set_tuning (2, 0, 0, 1, 0, &err);
+      printf ("\n  whole sequence: strip kernel (auto knobs) with overlapped start %.4f ms;",
+              time_of (in, &p, GFX_ENH_TIME_ALL, reps));
+      gfx_cuda_enhance_set_tuning (2, 0, 0, 0, 0, &err);
+      printf (" plain start %.4f ms\n", time_of (in, &p, GFX_ENH_TIME_ALL, reps));
+      gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
+    }
   free (k), free (t);
   gfx_image_free (&gpu), gfx_image_free (&gmask), gfx_image_free (&cpu), gfx_image_free (&cmask);
 }
@@ -91,6 +134,10 @@ one_window (const gfx_image *in, int n, int reps, double copy_ms)
 int
 main (int argc, char **argv)
 {
+  int sweep = argc > 1 && !strcmp (argv[1], "--sweep");
+  int profile = argc > 1 && !strcmp (argv[1], "--profile");
+  if (sweep || profile)
+    argc--, argv++;
   int w = argc > 2 ? atoi (argv[1]) : 3241, h = argc > 2 ? atoi (argv[2]) : 3685;
   int reps = argc > 3 ? atoi (argv[3]) : 30;
   char name[GFX_MSG_LEN];
@@ -104,15 +151,58 @@ main (int argc, char **argv)
   if (gfx_image_alloc (&in, w, h, 1, false, GFX_U8, &err) != GFX_OK)
     return 1;
   fill (&in);
-  double copy_ms = 0;
-  gfx_cuda_copy_ms (gfx_image_bytes (&in), reps, &copy_ms, &err);
+  if (profile)
+    {
+      gfx_enhance_params p;
+      gfx_params_defaults (&gfx_enhance_param_set, &p);
+      gfx_image out;
+      gfx_image_alloc (&out, w, h, 1, false, GFX_U8, &err);
+      static const int wins[] = { 3, 31, 3, 31 };
+      for (int i = 0; i < 4; i++)
+        {
+          p.window = wins[i];
+          gfx_cuda_enhance_set_tuning (i < 2 ? 2 : 1, 0, 0, 0, 0, &err);
+          if (gfx_cuda_enhance (&in, &out, NULL, &p, NULL, &err) != GFX_OK)
+            printf ("GPU error: %s\n", err.msg);
+        }
+      gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
+      printf ("profile: n = 3, 31 (strip kernel), 3, 31 (tile kernel) on %d x %d\n", w, h);
+      gfx_image_free (&out);
+      gfx_image_free (&in);
+      return 0;
+    }
+  double copy_ms = 0, copy1_ms = 0;
+  gfx_cuda_copy_ms (gfx_image_bytes (&in), reps, INNER, &copy_ms, &err);
+  gfx_cuda_copy_ms (gfx_image_bytes (&in), reps, 1, &copy1_ms, &err);
   printf ("device: %s\nimage: %d x %d gray 8-bit (%.1f MB)\n", name, w, h,
           gfx_image_bytes (&in) / 1e6);
-  printf ("copy floor: device-to-device copy of the same bytes, median %.4f ms (%.0f GB/s r+w)\n",
-          copy_ms, 2.0 * gfx_image_bytes (&in) / copy_ms / 1e6);
+  printf ("copy floor: device-to-device copy of the same bytes, median %.4f ms back to back "
+          "(%.0f GB/s r+w), %.4f ms alone\n",
+          copy_ms, 2.0 * gfx_image_bytes (&in) / copy_ms / 1e6, copy1_ms);
   static const int windows[] = { 3, 31, 33, 255 }; /* 33: first large-window path */
   for (int i = 0; i < 4; i++)
-    one_window (&in, windows[i], reps, copy_ms);
+    one_window (&in, windows[i], reps, copy_ms, sweep);
+  if (sweep)
+    {
+      /* the statistics kernel alone per window: tile kernel, strip kernel (4 columns per
+       * thread, 8 rows, staged and direct stores) */
+      static const int ns[] = { 3, 5, 7, 9, 11, 15, 21, 23, 27, 31, 33 };
+      gfx_enhance_params p;
+      gfx_params_defaults (&gfx_enhance_param_set, &p);
+      printf ("statistics kernel alone (ms): n tile strip4/8 strip4/8/d\n");
+      for (int i = 0; i < (int) (sizeof ns / sizeof ns[0]); i++)
+        {
+          p.window = ns[i];
+          double t[3];
+          for (int v = 0; v < 3; v++)
+            {
+              gfx_cuda_enhance_set_tuning (v ? 2 : 1, 4, 8, 0, v == 2, &err);
+              t[v] = time_of (&in, &p, GFX_ENH_TIME_STATS, reps);
+            }
+          printf ("  %3d %.4f %.4f %.4f\n", ns[i], t[0], t[1], t[2]);
+        }
+      gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
+    }
   gfx_image_free (&in);
   return 0;
 }

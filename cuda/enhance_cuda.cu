@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "cuda_timing.h"
 #include "enhance_cuda_internal.h"
 
 namespace {
@@ -29,6 +30,10 @@ struct Cache {
 
 std::mutex cache_lock;
 Cache cache;
+EnhStripTuning tuning; /* under cache_lock */
+
+/* The strip kernel reads whole aligned words: slack after the key planes. */
+constexpr size_t KEY_SLACK = 16;
 
 void
 release_locked (void)
@@ -100,9 +105,9 @@ prepare (const Plan &pl, const gfx_image *in, const gfx_enhance_params *p, gfx_e
     CUDA_TRY (cudaEventCreate (&cache.e0));
   if (!cache.e1)
     CUDA_TRY (cudaEventCreate (&cache.e1));
-  CUDA_TRY (ensure (cache.in, pl.img_bytes));
+  CUDA_TRY (ensure (cache.in, pl.img_bytes + KEY_SLACK));
   CUDA_TRY (ensure (cache.out, pl.img_bytes));
-  CUDA_TRY (ensure (cache.key, pl.direct ? 0 : pl.n * pl.key_bytes));
+  CUDA_TRY (ensure (cache.key, pl.direct ? 0 : pl.n * pl.key_bytes + KEY_SLACK));
   CUDA_TRY (ensure (cache.dec, pl.direct ? 0 : pl.n * pl.planes));
   CUDA_TRY (ensure (cache.mask, pl.has_mask ? pl.n : 0));
   CUDA_TRY (ensure (cache.rp, enh_rowprefix_bytes (pl.w, pl.h, (int) pl.key_bytes, pl.r)));
@@ -118,7 +123,8 @@ fail:
 
 template <class T, class KT>
 gfx_status
-launch_all (const Plan &pl, const gfx_enhance_params *p, int sms, gfx_error *err)
+launch_all (const Plan &pl, const gfx_enhance_params *p, int sms, gfx_error *err,
+            gfx_enh_time_what what = GFX_ENH_TIME_ALL)
 {
   gfx_status status = GFX_OK;
   const T *d_in = (const T *) cache.in.p;
@@ -132,10 +138,14 @@ launch_all (const Plan &pl, const gfx_enhance_params *p, int sms, gfx_error *err
       if (!pl.direct)
         {
           key = (const KT *) cache.key.p;
-          CUDA_TRY ((enh_launch_keys<T, KT> (d_in, (KT *) cache.key.p, pl.n, pl.ch, pl.lum,
-                                             plane, cache.stream)));
+          if (what == GFX_ENH_TIME_ALL)
+            CUDA_TRY ((enh_launch_keys<T, KT> (d_in, (KT *) cache.key.p, pl.n, pl.ch, pl.lum,
+                                               plane, cache.stream)));
         }
-      CUDA_TRY (enh_launch_reduce<KT> (key, pl.n, ra, st, sms, cache.stream));
+      if (what != GFX_ENH_TIME_STATS)
+        CUDA_TRY (enh_launch_reduce<KT> (key, pl.n, ra, st, sms, cache.stream));
+      if (what == GFX_ENH_TIME_TOTALS)
+        continue;
       EnhSink<KT> sink = {};
       if (pl.direct)
         {
@@ -145,10 +155,10 @@ launch_all (const Plan &pl, const gfx_enhance_params *p, int sms, gfx_error *err
         }
       else
         sink.dec = (uint8_t *) cache.dec.p + (size_t) plane * pl.n;
-      CUDA_TRY (enh_launch_stats<KT> (key, pl.w, pl.h, pl.r, st, sink, cache.rp.p,
+      CUDA_TRY (enh_launch_stats<KT> (key, pl.w, pl.h, pl.r, st, sink, cache.rp.p, tuning,
                                       cache.stream));
     }
-  if (!pl.direct)
+  if (!pl.direct && what == GFX_ENH_TIME_ALL)
     {
       ApplyArgs a = { pl.n, pl.ch, pl.cc, pl.ch > pl.cc, pl.planes, p->gain, pl.maxv };
       CUDA_TRY (enh_launch_apply<T> (d_in, (T *) cache.out.p, (const uint8_t *) cache.dec.p,
@@ -229,35 +239,79 @@ gfx_cuda_enhance_release (void)
 }
 
 extern "C" gfx_status
-gfx_cuda_copy_ms (size_t bytes, int reps, double *ms, gfx_error *err)
+gfx_cuda_enhance_set_tuning (int kernel, int cols, int strip, int overlap, int store,
+                             gfx_error *err)
+{
+  if (store < 0 || store > 1)
+    return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: store = %d, allowed 0 or 1", store);
+  if (overlap < 0 || overlap > 1)
+    return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: overlap = %d, allowed 0 or 1", overlap);
+  if (kernel < 0 || kernel > 2)
+    return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: kernel = %d, allowed 0, 1 or 2",
+                     kernel);
+  if (cols != 0 && cols != 4 && cols != 8 && cols != 16)
+    return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: cols = %d, allowed 0, 4, 8 or 16",
+                     cols);
+  if (strip < 0 || strip > 4096)
+    return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: strip = %d, allowed 0..4096", strip);
+  std::lock_guard<std::mutex> guard (cache_lock);
+  tuning = { kernel, cols, strip, overlap, store };
+  return GFX_OK;
+}
+
+extern "C" gfx_status
+gfx_cuda_enhance_time (const gfx_image *in, const gfx_enhance_params *p, gfx_enh_time_what what,
+                       int reps, int inner, double *ms, gfx_error *err)
+{
+  gfx_status status = gfx_cuda_device_name (nullptr, 0, err);
+  if (status != GFX_OK)
+    return status;
+  std::lock_guard<std::mutex> guard (cache_lock);
+  Plan pl = plan_of (in, nullptr, p);
+  int sms = 0;
+  cudaError_t e = cudaSuccess;
+  CUDA_TRY (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, 0));
+  status = prepare (pl, in, p, err);
+  if (status != GFX_OK)
+    goto fail;
+  if (what != GFX_ENH_TIME_ALL) /* keys and thresholds in place for the partial timings */
+    {
+      status = in->depth == GFX_U8    ? launch_all<uint8_t, uint8_t> (pl, p, sms, err)
+               : in->depth == GFX_U16 ? launch_all<uint16_t, uint16_t> (pl, p, sms, err)
+                                      : launch_all<float, int32_t> (pl, p, sms, err);
+      if (status != GFX_OK)
+        goto fail;
+    }
+  e = gfx_cuda_time_median (
+    [&] {
+      gfx_status s2 = in->depth == GFX_U8   ? launch_all<uint8_t, uint8_t> (pl, p, sms, err, what)
+                      : in->depth == GFX_U16 ? launch_all<uint16_t, uint16_t> (pl, p, sms, err, what)
+                                             : launch_all<float, int32_t> (pl, p, sms, err, what);
+      return s2 == GFX_OK ? cudaSuccess : cudaErrorUnknown;
+    },
+    cache.stream, reps, ms, 2, inner);
+  if (e == cudaErrorUnknown)
+    status = GFX_ERR_GPU; /* err already says why */
+  else
+    CUDA_TRY (e);
+fail:
+  if (status != GFX_OK)
+    release_locked ();
+  return status;
+}
+
+extern "C" gfx_status
+gfx_cuda_copy_ms (size_t bytes, int reps, int inner, double *ms, gfx_error *err)
 {
   gfx_status status = GFX_OK;
   void *a = nullptr, *b = nullptr;
-  cudaEvent_t e0 = nullptr, e1 = nullptr;
-  std::vector<float> times;
-  float t = 0.0f;
   CUDA_TRY (cudaMalloc (&a, bytes));
   CUDA_TRY (cudaMalloc (&b, bytes));
   CUDA_TRY (cudaMemset (a, 1, bytes));
-  CUDA_TRY (cudaEventCreate (&e0));
-  CUDA_TRY (cudaEventCreate (&e1));
-  for (int i = 0; i <= reps; i++) /* the first copy warms up */
-    {
-      CUDA_TRY (cudaEventRecord (e0));
-      CUDA_TRY (cudaMemcpyAsync (b, a, bytes, cudaMemcpyDeviceToDevice));
-      CUDA_TRY (cudaEventRecord (e1));
-      CUDA_TRY (cudaEventSynchronize (e1));
-      CUDA_TRY (cudaEventElapsedTime (&t, e0, e1));
-      if (i > 0)
-        times.push_back (t);
-    }
-  std::sort (times.begin (), times.end ());
-  *ms = times.empty () ? 0.0 : times[times.size () / 2];
+  CUDA_TRY (gfx_cuda_time_median (
+    [&] { return cudaMemcpyAsync (b, a, bytes, cudaMemcpyDeviceToDevice, 0); }, 0, reps, ms,
+    1, inner));
 fail:
-  if (e0)
-    cudaEventDestroy (e0);
-  if (e1)
-    cudaEventDestroy (e1);
   cudaFree (a);
   cudaFree (b);
   return status;

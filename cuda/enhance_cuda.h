@@ -28,8 +28,33 @@ gfx_status gfx_cuda_enhance (const gfx_image *in, gfx_image *out, gfx_image *mas
 /* Frees the buffers kept between calls. */
 void gfx_cuda_enhance_release (void);
 
-/* Benchmark floor: median time (ms) of `reps` device-to-device copies of `bytes`. */
-gfx_status gfx_cuda_copy_ms (size_t bytes, int reps, double *ms, gfx_error *err);
+/* Speed knobs (0 = automatic; they never change results), for tests and benches:
+ * kernel = 1 the shared-memory tile kernel (the automatic choice), 2 the strip kernel for
+ * 8-bit data and n <= 33 (slower on an H100, kept for study); cols = 4, 8 or 16 columns
+ * per strip-kernel thread; strip = rows per strip-kernel block (1..4096); overlap = 1
+ * lets the strip kernel start while the totals kernel ends (programmatic dependent
+ * launch); store = 1 makes the strip kernel store bytes directly (no staging).
+ * Out-of-range values are refused. */
+gfx_status gfx_cuda_enhance_set_tuning (int kernel, int cols, int strip, int overlap,
+                                        int store, gfx_error *err);
+
+/* What gfx_cuda_enhance_time measures. */
+typedef enum {
+  GFX_ENH_TIME_ALL = 0, /* the whole launch sequence (keys, totals, statistics, apply) */
+  GFX_ENH_TIME_TOTALS,  /* the totals/threshold reduction only */
+  GFX_ENH_TIME_STATS    /* the statistics kernel(s) only */
+} gfx_enh_time_what;
+
+/* Benchmark: uploads `in` once, then times `what` on the device-resident image with CUDA
+ * events; median over `reps` samples of `inner` back-to-back sequences each (ms per
+ * sequence).  The image must be one that gfx_cuda_enhance accepts. */
+gfx_status gfx_cuda_enhance_time (const gfx_image *in, const gfx_enhance_params *p,
+                                  gfx_enh_time_what what, int reps, int inner, double *ms,
+                                  gfx_error *err);
+
+/* Benchmark floor: median time (ms) of a device-to-device copy of `bytes` (`reps`
+ * samples of `inner` copies back to back). */
+gfx_status gfx_cuda_copy_ms (size_t bytes, int reps, int inner, double *ms, gfx_error *err);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,9 @@
 
 #include <cstdint>
 
+#ifndef ENH_STRIP_EMULATE /* the CPU emulation of the strip kernel supplies these */
 #include <cuda_runtime.h>
+#endif
 
 #include "../common/enhance_math.h"
 
@@ -67,11 +69,31 @@ template <class T>
 cudaError_t enh_launch_apply (const T *in, T *out, const uint8_t *dec, const uint16_t *lut,
                               uint8_t *mask, ApplyArgs a, cudaStream_t s);
 
+/* Speed knobs of the statistics kernels (0 = automatic); they never change results.
+ * kernel: 1 the shared-memory tile kernel, 2 the strip kernel (8-bit keys, r <= 16 only);
+ * automatic: the tile kernel (the strip kernel measured slower on an H100).  cols:
+ * columns per strip-kernel thread (4, 8 or 16; automatic 4); strip: rows per strip-kernel
+ * block (automatic 16 or 32); overlap: 1 lets the strip kernel start while the totals
+ * kernel ends (programmatic dependent launch; automatic off, measured slower); store: 1
+ * makes the strip kernel store its bytes directly instead of staging aligned words. */
+struct EnhStripTuning {
+  int kernel, cols, strip, overlap, store;
+};
+
+#define ENH_STRIP_MAX_R 16
+
 /* Decisions of the w x h key plane (thresholds in st->th) with window n = 2r + 1.
  * rp is scratch for large windows: enh_rowprefix_bytes(w, h) bytes. */
 template <class KT>
 cudaError_t enh_launch_stats (const KT *key, int w, int h, int r, const EnhState *st,
-                              EnhSink<KT> sink, void *rp, cudaStream_t stream);
+                              EnhSink<KT> sink, void *rp, EnhStripTuning tune,
+                              cudaStream_t stream);
+
+/* The strip kernel (enhance_strip.cu): 8-bit keys, 1 <= r <= ENH_STRIP_MAX_R, at most
+ * 65535 strips of tune.strip rows. */
+cudaError_t enh_launch_strip (const uint8_t *key, int w, int h, int r, EnhStripTuning tune,
+                              const EnhState *st, EnhSink<uint8_t> sink, cudaStream_t s);
+int enh_strip_rows (EnhStripTuning tune, int r);
 
 size_t enh_rowprefix_bytes (int w, int h, int key_bytes, int r);
 

@@ -27,13 +27,6 @@ key_kernel (const T *__restrict__ in, KT *__restrict__ key, size_t n, int ch, in
 /* --- reduction -------------------------------------------------------------------------- */
 
 __device__ __forceinline__ void
-acc_word (uint32_t w, uint8_t *, unsigned long long &a1, unsigned long long &a2)
-{
-  a1 += __dp4a (w, 0x01010101u, 0u);
-  a2 += __dp4a (w, w, 0u);
-}
-
-__device__ __forceinline__ void
 acc_word (uint32_t w, uint16_t *, unsigned long long &a1, unsigned long long &a2)
 {
   unsigned long long lo = w & 0xffffu, hi = w >> 16;
@@ -70,6 +63,23 @@ block_sum (gfx_u128 v, gfx_u128 *scratch)
   return total; /* valid in thread 0 */
 }
 
+__device__ __forceinline__ unsigned long long
+block_sum64 (unsigned long long v, unsigned long long *scratch)
+{
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_down_sync (0xffffffffu, v, o);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (lane == 0)
+    scratch[warp] = v;
+  __syncthreads ();
+  unsigned long long total = 0;
+  if (threadIdx.x == 0)
+    for (int i = 0; i < (int) (blockDim.x >> 5); i++)
+      total += scratch[i];
+  __syncthreads ();
+  return total; /* valid in thread 0 */
+}
+
 /* Totals of the n keys (k signed 128-bit, k^2 unsigned 128-bit, both exact); the last
  * block to finish adds up the partials and writes the thresholds.  Per-thread 64-bit
  * sums hold: the launcher gives each thread at most 2^15 keys. */
@@ -78,36 +88,78 @@ __global__ void __launch_bounds__ (RED_THREADS)
 reduce_kernel (const KT *__restrict__ key, size_t n, RuleArgs ra, EnhState *st)
 {
   __shared__ gfx_u128 scratch[RED_THREADS / 32];
+  __shared__ unsigned long long scratch64[RED_THREADS / 32];
   __shared__ int last;
+  /* The statistics kernel after this one may be scheduled now (it waits for this grid's
+   * completion before it reads the thresholds). */
+  cudaTriggerProgrammaticLaunchCompletion ();
   unsigned long long a1 = 0, a2 = 0;
   const size_t tid = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
   const size_t stride = (size_t) gridDim.x * blockDim.x;
   const size_t nvec = n * sizeof (KT) / 16;
   const uint4 *vec = (const uint4 *) key;
-  for (size_t i = tid; i < nvec; i += RED_UNROLL * stride)
+  if constexpr (sizeof (KT) == 1)
     {
-      uint4 q[RED_UNROLL]; /* several 16-byte loads in flight per thread */
-#pragma unroll
-      for (int u = 0; u < RED_UNROLL; u++)
-        q[u] = i + u * stride < nvec ? vec[i + u * stride] : make_uint4 (0, 0, 0, 0);
-#pragma unroll
-      for (int u = 0; u < RED_UNROLL; u++)
+      /* 8-bit keys: 32-bit sums with dp4a (at most 2^15 keys per thread: k^2 sums stay
+       * below 2^32). */
+      uint32_t b1 = 0, b2 = 0;
+      for (size_t i = tid; i < nvec; i += RED_UNROLL * stride)
         {
-          acc_word (q[u].x, (KT *) 0, a1, a2);
-          acc_word (q[u].y, (KT *) 0, a1, a2);
-          acc_word (q[u].z, (KT *) 0, a1, a2);
-          acc_word (q[u].w, (KT *) 0, a1, a2);
+          uint4 q[RED_UNROLL];
+#pragma unroll
+          for (int u = 0; u < RED_UNROLL; u++)
+            q[u] = i + u * stride < nvec ? __ldg (&vec[i + u * stride]) : make_uint4 (0, 0, 0, 0);
+#pragma unroll
+          for (int u = 0; u < RED_UNROLL; u++)
+            {
+              b1 = __dp4a (q[u].x, 0x01010101u, b1);
+              b2 = __dp4a (q[u].x, q[u].x, b2);
+              b1 = __dp4a (q[u].y, 0x01010101u, b1);
+              b2 = __dp4a (q[u].y, q[u].y, b2);
+              b1 = __dp4a (q[u].z, 0x01010101u, b1);
+              b2 = __dp4a (q[u].z, q[u].z, b2);
+              b1 = __dp4a (q[u].w, 0x01010101u, b1);
+              b2 = __dp4a (q[u].w, q[u].w, b2);
+            }
         }
+      a1 = b1;
+      a2 = b2;
     }
+  else
+    for (size_t i = tid; i < nvec; i += RED_UNROLL * stride)
+      {
+        uint4 q[RED_UNROLL]; /* several 16-byte loads in flight per thread */
+#pragma unroll
+        for (int u = 0; u < RED_UNROLL; u++)
+          q[u] = i + u * stride < nvec ? vec[i + u * stride] : make_uint4 (0, 0, 0, 0);
+#pragma unroll
+        for (int u = 0; u < RED_UNROLL; u++)
+          {
+            acc_word (q[u].x, (KT *) 0, a1, a2);
+            acc_word (q[u].y, (KT *) 0, a1, a2);
+            acc_word (q[u].z, (KT *) 0, a1, a2);
+            acc_word (q[u].w, (KT *) 0, a1, a2);
+          }
+      }
   for (size_t i = nvec * 16 / sizeof (KT) + tid; i < n; i += stride)
     {
       long long k = key[i];
       a1 += (unsigned long long) k;
       a2 += (unsigned long long) (k * k);
     }
-  /* a1 is a two's complement 64-bit sum: sign-extend before widening. */
-  gfx_u128 t1 = block_sum ((gfx_u128) (gfx_i128) (long long) a1, scratch);
-  gfx_u128 t2 = block_sum ((gfx_u128) a2, scratch);
+  gfx_u128 t1, t2;
+  if constexpr (sizeof (KT) == 1)
+    {
+      /* at most 2^23 keys per block: both block sums fit 64 bits */
+      t1 = block_sum64 (a1, scratch64);
+      t2 = block_sum64 (a2, scratch64);
+    }
+  else
+    {
+      /* a1 is a two's complement 64-bit sum: sign-extend before widening. */
+      t1 = block_sum ((gfx_u128) (gfx_i128) (long long) a1, scratch);
+      t2 = block_sum ((gfx_u128) a2, scratch);
+    }
   if (threadIdx.x == 0)
     {
       st->part[blockIdx.x] = { (unsigned long long) t1, (unsigned long long) (t1 >> 64),
@@ -192,7 +244,7 @@ enh_launch_reduce (const KT *key, size_t n, RuleArgs ra, EnhState *st, int sms, 
   /* Enough blocks to keep every SM streaming, few enough that the last block's pass over
    * the partials is short, and at most 2^15 keys per thread (2^23 per block) so the
    * 64-bit per-thread sums of k^2 (k^2 <= 2^48) cannot overflow. */
-  size_t want = (n + 4095) / 4096, cap = (size_t) sms * 8, need = (n + (1u << 23) - 1) >> 23;
+  size_t want = (n + 4095) / 4096, cap = (size_t) sms * 4, need = (n + (1u << 23) - 1) >> 23;
   size_t blocks = want < cap ? want : cap;
   blocks = blocks < need ? need : blocks < 1 ? 1 : blocks;
   if (blocks > ENH_MAX_BLOCKS)

@@ -308,18 +308,28 @@ enh_rowprefix_bytes (int w, int h, int key_bytes, int r)
 template <class KT>
 cudaError_t
 enh_launch_stats (const KT *key, int w, int h, int r, const EnhState *st, EnhSink<KT> sink,
-                  void *rp, cudaStream_t stream)
+                  void *rp, EnhStripTuning tune, cudaStream_t stream)
 {
   typedef typename EnhSums<KT>::S1 S1;
   typedef typename EnhSums<KT>::S2 S2;
+  if constexpr (sizeof (KT) == 1)
+    if (tune.kernel == 2 && r >= 1 && r <= ENH_STRIP_MAX_R
+        && (h + enh_strip_rows (tune, r) - 1) / enh_strip_rows (tune, r) <= 65535)
+      return enh_launch_strip (key, w, h, r, tune, st, sink, stream);
   if (r <= TILE_MAX_R)
     {
+      /* The shared-memory limit for the largest tile, set once (callers hold a lock). */
+      static bool smem_set = false;
       size_t smem = tile_smem_bytes<KT> (r);
-      cudaError_t e = cudaFuncSetAttribute (tile_kernel<KT>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int) smem);
-      if (e != cudaSuccess)
-        return e;
+      if (!smem_set)
+        {
+          cudaError_t e = cudaFuncSetAttribute (tile_kernel<KT>,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                (int) tile_smem_bytes<KT> (TILE_MAX_R));
+          if (e != cudaSuccess)
+            return e;
+          smem_set = true;
+        }
       dim3 grid ((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H);
       tile_kernel<KT><<<grid, TILE_THREADS, smem, stream>>> (key, w, h, r, st, sink);
       return cudaPeekAtLastError ();
@@ -341,9 +351,11 @@ enh_launch_stats (const KT *key, int w, int h, int r, const EnhState *st, EnhSin
 }
 
 template cudaError_t enh_launch_stats<uint8_t> (const uint8_t *, int, int, int, const EnhState *,
-                                                EnhSink<uint8_t>, void *, cudaStream_t);
+                                                EnhSink<uint8_t>, void *, EnhStripTuning,
+                                                cudaStream_t);
 template cudaError_t enh_launch_stats<uint16_t> (const uint16_t *, int, int, int,
                                                  const EnhState *, EnhSink<uint16_t>, void *,
-                                                 cudaStream_t);
+                                                 EnhStripTuning, cudaStream_t);
 template cudaError_t enh_launch_stats<int32_t> (const int32_t *, int, int, int, const EnhState *,
-                                                EnhSink<int32_t>, void *, cudaStream_t);
+                                                EnhSink<int32_t>, void *, EnhStripTuning,
+                                                cudaStream_t);

@@ -1,0 +1,56 @@
+#!/bin/bash
+# GPU local enhance on a lent GPU machine, in one call: the GPU tests (test_enhance's
+# GPU = CPU sweep and test_enhance_gpu's knob sweep), the bench with the knob sweep,
+# compute-sanitizer memcheck / racecheck / synccheck on the quick test, then ncu on one
+# call per window; logs under $OUT.
+#   here:  bench/enhance_gpu_session.sh prepare [BUILD]   (default build/h-enh; copies the
+#          statically linked binaries into .gpurun_enh/)
+#   there: run tool, command "bash bench/enhance_gpu_session.sh run", carry [".gpurun_enh"]
+#          (SKIP_NCU=1 or SKIP_SAN=1 leave those parts out)
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+dir=$top/.gpurun_enh
+if [ "${1:-}" = prepare ]; then
+  build=${2:-build/h-enh}
+  cd "$top" || exit 1
+  grep -qx '/.gpurun\*/' .git/info/exclude 2>/dev/null || echo '/.gpurun_enh/' >> .git/info/exclude
+  make -j2 BUILD="$build" core "$build/tests/test_enhance" "$build/tests/test_enhance_gpu" \
+    "$build/bench/enhance_gpu" || exit 1
+  mkdir -p "$dir"
+  for f in tests/test_enhance tests/test_enhance_gpu bench/enhance_gpu; do
+    cp "$build/$f" "$dir/" && strip "$dir/$(basename "$f")" || exit 1
+  done
+  du -sh "$dir"
+  exit 0
+fi
+cd "$dir" || exit 1
+out=${OUT:-/tmp}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$out/smi.txt"
+for t in test_enhance test_enhance_gpu; do
+  echo "== $t (full)"
+  timeout 120 ./$t > "$out/$t.log" 2>&1; echo "$t rc=$?"
+  echo "PASS: $(grep -c ^PASS "$out/$t.log")"; grep -v ^PASS "$out/$t.log" | head -20
+done
+echo "== bench"
+timeout 90 ./enhance_gpu --sweep 2>&1 | tee "$out/bench.log"
+if [ -z "${SKIP_SAN:-}" ]; then
+  for tool in memcheck racecheck synccheck; do
+    echo "== $tool"
+    GFX_TEST_QUICK=1 timeout 90 compute-sanitizer --tool $tool ./test_enhance_gpu > "$out/$tool.log" 2>&1
+    echo "$tool rc=$? PASS: $(grep -c ^PASS "$out/$tool.log")"
+    grep -v ^PASS "$out/$tool.log" | tail -5
+  done
+fi
+if [ -z "${SKIP_NCU:-}" ]; then
+  echo "== ncu"
+  timeout 150 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
+    --section WarpStateStats --section SourceCounters --section LaunchStats --section Occupancy \
+    --import-source yes -o "$out/enh" \
+    -k 'regex:strip_kernel|reduce_kernel|tile_kernel' ./enhance_gpu --profile > "$out/ncu.log" 2>&1
+  echo "ncu rc=$?"
+  ncu -i "$out/enh.ncu-rep" > "$out/ncu.txt" 2>&1
+  grep -E "strip_kernel|reduce_kernel|tile_kernel|^    Duration|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued" "$out/ncu.txt" | head -80
+  # per-instruction counts and stall samples, SASS with source lines (if this ncu can print them)
+  timeout 60 ncu -i "$out/enh.ncu-rep" --page source --csv --print-source sass > "$out/ncu_source.csv" 2>&1
+  echo "ncu source page rc=$? ($(wc -l < "$out/ncu_source.csv") lines)"
+fi

@@ -1,0 +1,235 @@
+/* GPU local enhance against the CPU path, bit for bit, over the GPU's speed knobs
+ * (gfx_cuda_enhance_set_tuning: tile or strip kernel, columns per strip-kernel thread,
+ * rows per strip-kernel block, overlapped or plain start, staged or direct stores), for sizes around the kernels' block and strip edges, windows
+ * on both sides of the 32-bit / 64-bit decision and of the small / large window paths,
+ * n larger than the image, 8-bit gray (written by the statistics kernel itself, with and
+ * without a mask) and 8-bit colour (decision planes, luminance and per channel), and a
+ * few 16-bit and float cases.  GFX_TEST_QUICK: a small subset (for compute-sanitizer). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/enhance.h"
+#include "check.h"
+
+#ifdef GFX_HAVE_CUDA
+#include "../../cuda/enhance_cuda.h"
+
+static uint32_t rnd_state = 12345;
+
+static double
+rnd (void)
+{
+  rnd_state = rnd_state * 1664525u + 1013904223u;
+  return (rnd_state >> 8) / 16777216.0;
+}
+
+static void
+fill (gfx_image *img)
+{
+  size_t n = gfx_image_samples (img);
+  for (size_t s = 0; s < n; s++)
+    {
+      size_t i = s / img->channels;
+      int x = (int) (i % img->width), y = (int) (i / img->width);
+      double v = 0.7 * (x + 2 * y) / (img->width + 2 * img->height) + 0.15 * rnd ();
+      if (((x / 11) + (y / 6)) % 3 == 0)
+        v *= 0.2;
+      if (img->depth == GFX_U8)
+        ((uint8_t *) img->pixels)[s] = (uint8_t) (v > 1 ? 255 : v * 255.0);
+      else if (img->depth == GFX_U16)
+        ((uint16_t *) img->pixels)[s] = (uint16_t) (v > 1 ? 65535 : v * 65535.0);
+      else
+        ((float *) img->pixels)[s] = (float) v;
+    }
+}
+
+static gfx_enhance_params
+params (int window, int per_channel, int rule)
+{
+  gfx_enhance_params p;
+  gfx_params_defaults (&gfx_enhance_param_set, &p);
+  p.backend = GFX_BACKEND_CPU;
+  p.window = window, p.per_channel = per_channel, p.rule = rule, p.gain = 2.5;
+  if (rule == GFX_RULE_3RD)
+    p.k0 = 0.8, p.k1 = 0.05, p.k2 = 1.0;
+  else
+    p.k0 = 0.1, p.k1 = 0.8, p.k2 = 0.05, p.k3 = 1.0;
+  return p;
+}
+
+/* 1 when the GPU gives the CPU's output (and mask, when asked for) on this case. */
+static int
+same (int w, int h, int ch, int alpha, gfx_depth depth, gfx_enhance_params p, int want_mask,
+      long *enhanced)
+{
+  gfx_image in, cpu, cmask, gpu, gmask = { 0 };
+  gfx_error err;
+  if (gfx_image_alloc (&in, w, h, ch, alpha, depth, &err) != GFX_OK)
+    return 0;
+  fill (&in);
+  int ok = gfx_enhance_cpu (&in, &cpu, &cmask, &p, NULL, &err) == GFX_OK;
+  gfx_image_alloc (&gpu, w, h, ch, alpha, depth, &err);
+  if (want_mask)
+    gfx_image_alloc (&gmask, w, h, 1, false, GFX_U8, &err);
+  gfx_status st = gfx_cuda_enhance (&in, &gpu, want_mask ? &gmask : NULL, &p, NULL, &err);
+  if (st != GFX_OK)
+    printf ("  gpu: %s\n", err.msg);
+  ok = ok && st == GFX_OK && !memcmp (cpu.pixels, gpu.pixels, gfx_image_bytes (&in))
+       && (!want_mask || !memcmp (cmask.pixels, gmask.pixels, (size_t) w * h));
+  for (size_t i = 0; ok && i < (size_t) w * h; i++)
+    *enhanced += ((uint8_t *) cmask.pixels)[i] != 0;
+  gfx_image_free (&in), gfx_image_free (&cpu), gfx_image_free (&cmask);
+  gfx_image_free (&gpu);
+  if (want_mask)
+    gfx_image_free (&gmask);
+  return ok;
+}
+
+/* kernel (0 auto, 1 tile, 2 strip), cols, strip, overlap, store */
+static const int knobs[][5] = { { 0, 0, 0, 0, 0 },    { 1, 0, 0, 0, 0 },   { 2, 8, 1, 0, 0 },
+                                { 2, 4, 7, 1, 1 },    { 2, 16, 16, 0, 0 }, { 2, 16, 64, 1, 0 },
+                                { 2, 8, 4096, 0, 1 }, { 2, 0, 0, 1, 0 },   { 2, 4, 3, 0, 0 },
+                                { 2, 8, 32, 1, 1 },   { 2, 0, 0, 0, 0 },   { 2, 0, 0, 0, 1 } };
+enum { N_KNOBS = sizeof knobs / sizeof knobs[0] };
+
+static void
+test_knobs (int quick)
+{
+  static const int sizes[][2] = { { 1, 1 },   { 1, 300 },  { 300, 1 },   { 7, 5 },
+                                  { 65, 63 }, { 1031, 517 }, { 2100, 70 }, { 993, 40 } };
+  static const int windows[] = { 3, 5, 9, 21, 23, 31, 33 };
+  /* layouts: gray (direct, with and without mask), RGB luminance, RGBA per channel */
+  static const int lay[][4] = { { 1, 0, 0, 1 }, { 1, 0, 0, 0 }, { 3, 0, 0, 1 }, { 4, 1, 1, 1 } };
+  const int n_sizes = sizeof sizes / sizeof sizes[0], n_win = sizeof windows / sizeof windows[0];
+  int case_no = 0;
+  for (int k = 0; k < N_KNOBS; k++)
+    {
+      gfx_error err;
+      CHECK (gfx_cuda_enhance_set_tuning (knobs[k][0], knobs[k][1], knobs[k][2], knobs[k][3],
+                                          knobs[k][4], &err)
+               == GFX_OK,
+             "tuning kernel=%d cols=%d strip=%d overlap=%d store=%d accepted", knobs[k][0],
+             knobs[k][1], knobs[k][2], knobs[k][3], knobs[k][4]);
+      for (int si = 0; si < n_sizes; si++)
+        for (int wi = 0; wi < n_win; wi++, case_no++)
+          {
+            if (quick
+                && (si == 5 || si == 6 || wi % 3 != 0 || (k != 0 && k != 3 && k != 5 && k != 11)))
+              continue;
+            const int *l = lay[case_no % 4];
+            int rule = case_no / 4 % 2;
+            gfx_enhance_params p = params (windows[wi], l[2], rule);
+            long enhanced = 0;
+            int ok = same (sizes[si][0], sizes[si][1], l[0], l[1], GFX_U8, p, l[3], &enhanced);
+            CHECK (ok,
+                   "GPU = CPU, kernel=%d cols=%d strip=%d overlap=%d store=%d: %dx%d u8 %d ch%s%s, "
+                   "n=%d, rule %s (%ld enhanced)",
+                   knobs[k][0], knobs[k][1], knobs[k][2], knobs[k][3], knobs[k][4], sizes[si][0],
+                   sizes[si][1], l[0],
+                   l[2] ? " per-channel" : "", l[3] ? " +mask" : "", p.window,
+                   gfx_enhance_rule_choices[rule], enhanced);
+          }
+    }
+  gfx_error err;
+  gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
+}
+
+/* Windows larger than the image (reflection repeats) and the last small windows, on
+ * both kernels. */
+static void
+test_big_windows (int quick)
+{
+  static const int sizes[][2] = { { 1, 1 }, { 2, 3 }, { 9, 40 }, { 40, 9 }, { 31, 33 } };
+  static const int windows[] = { 23, 29, 31, 33, 255 };
+  gfx_error err;
+  for (int kern = 1; kern <= 2; kern++)
+    {
+      gfx_cuda_enhance_set_tuning (kern, 0, 0, 0, 0, &err);
+      for (int si = 0; si < 5; si++)
+        for (int wi = 0; wi < 5; wi++)
+          {
+            if (quick && wi != 2)
+              continue;
+            gfx_enhance_params p = params (windows[wi], 0, (si + wi) % 2);
+            long enhanced = 0;
+            int ok = same (sizes[si][0], sizes[si][1], 1, 0, GFX_U8, p, 1, &enhanced);
+            CHECK (ok,
+                   "GPU = CPU, kernel=%d, window over the image: %dx%d u8 gray, n=%d "
+                   "(%ld enhanced)",
+                   kern, sizes[si][0], sizes[si][1], p.window, enhanced);
+          }
+    }
+  gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
+}
+
+/* The other depths always use the tile kernel: a few cases, with the kernel knob set both
+ * ways. */
+static void
+test_depths (int quick)
+{
+  static const gfx_depth depths[] = { GFX_U16, GFX_F32 };
+  static const int windows[] = { 3, 31, 35 };
+  gfx_error err;
+  for (int t = 0; t < 2; t++)
+    {
+      gfx_cuda_enhance_set_tuning (t + 1, 0, 0, 0, 0, &err);
+      for (int di = 0; di < 2; di++)
+        for (int wi = 0; wi < 3; wi++)
+          {
+            if (quick && wi != 0)
+              continue;
+            gfx_enhance_params p = params (windows[wi], wi == 1, di);
+            long enhanced = 0;
+            int ok = same (517, 131, wi == 2 ? 1 : 3, 0, depths[di], p, 1, &enhanced);
+            CHECK (ok, "GPU = CPU, kernel=%d: 517x131 %s, n=%d (%ld enhanced)", t + 1,
+                   gfx_depth_name (depths[di]), p.window, enhanced);
+          }
+    }
+  gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
+}
+
+static void
+test_tuning_refused (void)
+{
+  gfx_error err;
+  CHECK (gfx_cuda_enhance_set_tuning (0, 12, 0, 0, 0, &err) == GFX_ERR_PARAM
+           && strstr (err.msg, "cols"),
+         "tuning cols = 12 refused: %s", err.msg);
+  CHECK (gfx_cuda_enhance_set_tuning (0, 0, 5000, 0, 0, &err) == GFX_ERR_PARAM
+           && strstr (err.msg, "strip"),
+         "tuning strip = 5000 refused: %s", err.msg);
+  CHECK (gfx_cuda_enhance_set_tuning (3, 0, 0, 0, 0, &err) == GFX_ERR_PARAM
+           && strstr (err.msg, "kernel"),
+         "tuning kernel = 3 refused: %s", err.msg);
+  CHECK (gfx_cuda_enhance_set_tuning (0, 0, 0, 2, 0, &err) == GFX_ERR_PARAM
+           && strstr (err.msg, "overlap"),
+         "tuning overlap = 2 refused: %s", err.msg);
+  CHECK (gfx_cuda_enhance_set_tuning (0, 0, 0, 0, -1, &err) == GFX_ERR_PARAM
+           && strstr (err.msg, "store"),
+         "tuning store = -1 refused: %s", err.msg);
+}
+
+int
+main (void)
+{
+  char why[GFX_MSG_LEN];
+  if (!gfx_backend_gpu_usable (why, sizeof why))
+    {
+      SKIP ("GPU local enhance against the CPU: %s", why);
+      return check_exit_status ();
+    }
+  int quick = getenv ("GFX_TEST_QUICK") != NULL;
+  test_tuning_refused ();
+  test_knobs (quick);
+  test_big_windows (quick);
+  test_depths (quick);
+  return check_exit_status ();
+}
+#else
+int
+main (void)
+{
+  SKIP ("GPU local enhance against the CPU: this build has no CUDA (nvcc was not found)");
+  return check_exit_status ();
+}
+#endif
