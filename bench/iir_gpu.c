@@ -5,24 +5,20 @@
  * output once), plus the structural floor (the bytes this method must move through the
  * quadrant planes, at the copy's bandwidth), and a bit-exact check against the CPU at
  * 1024 x 1024.
- * Usage: build/bench/iir_gpu [WIDTH HEIGHT [REPEATS]] */
+ * Usage: build/bench/iir_gpu [WIDTH HEIGHT [REPEATS]]
+ *        build/bench/iir_gpu --ncu [WIDTH HEIGHT]: one u8 and one float run at auto tuning
+ *        (for a profiler). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/backend.h"
 #include "../common/iir.h"
+#include "bench_util.h"
 
 #ifdef GFX_HAVE_CUDA
 #include "../cuda/cuda_iir.h"
 #include "../cuda/cuda_iir_bench.h"
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
 
 static void
 fill (gfx_image *img)
@@ -73,8 +69,7 @@ median_kernel_ms (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
       gfx_cuda_iir (f, in, out, &t, &tm, &err);
       ms[r] = tm.kernel_ms;
     }
-  qsort (ms, (size_t) reps, sizeof *ms, cmp_double);
-  return ms[reps / 2];
+  return gfx_bench_median (ms, reps);
 }
 
 static void
@@ -94,9 +89,35 @@ check_bits (const gfx_iir_filter *f)
   gfx_image_free (&gpu);
 }
 
+/* One u8 and one float run at auto tuning, nothing else: for ncu. */
+static int
+profile_runs (int W, int H)
+{
+  gfx_iir_filter f;
+  filter_3x3 (&f);
+  for (int d = 0; d < 2; d++)
+    {
+      gfx_image in, out;
+      gfx_error err;
+      gfx_cuda_timing tm;
+      if (gfx_image_alloc (&in, W, H, 1, false, d ? GFX_F32 : GFX_U8, &err) != GFX_OK)
+        return 1;
+      fill (&in);
+      gfx_image_clone (&out, &in, NULL);
+      if (gfx_cuda_iir (&f, &in, &out, NULL, &tm, &err) != GFX_OK)
+        fprintf (stderr, "gfx_cuda_iir: %s\n", err.msg);
+      printf ("%s: kernel %.4f ms\n", d ? "float" : "u8", tm.kernel_ms);
+      gfx_image_free (&in);
+      gfx_image_free (&out);
+    }
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
+  if (argc > 1 && !strcmp (argv[1], "--ncu"))
+    return profile_runs (argc > 3 ? atoi (argv[2]) : 8192, argc > 3 ? atoi (argv[3]) : 8192);
   int W = argc > 2 ? atoi (argv[1]) : 8192, H = argc > 2 ? atoi (argv[2]) : 8192;
   int reps = argc > 3 ? atoi (argv[3]) : 7;
   reps = reps < 1 ? 1 : reps > 64 ? 64 : reps;
@@ -118,6 +139,24 @@ main (int argc, char **argv)
   gfx_cuda_iir_memory_floor ((size_t) W * H * 4, reps, &mem_f32, &err);
   printf ("chain floor (%d dependent steps): %.4f ms\n", W + H, chain);
   printf ("memory floor (read + write once): u8 %.4f ms, f32 %.4f ms\n", mem_u8, mem_f32);
+  /* One 32-row group per quadrant (no hand-off: the time of W + 31 steps of one warp),
+   * then 8 groups (7 hand-offs on the chain). */
+  for (int rows = 32; rows <= 256; rows *= 8)
+    {
+      gfx_image in, out;
+      if (gfx_image_alloc (&in, W, rows, 1, false, GFX_U8, &err) != GFX_OK)
+        return 1;
+      fill (&in);
+      gfx_image_clone (&out, &in, NULL);
+      for (int c = 8; c <= 16; c += 8)
+        {
+          double ms = median_kernel_ms (&f, &in, &out, (gfx_cuda_iir_tuning) { 0, c }, reps);
+          printf ("u8 %d x %d, chunk %d: %.4f ms, %.1f ns per step of %d\n", W, rows, c, ms,
+                  ms * 1e6 / (W + 31 + (rows / 32 - 1) * (32 + 2 * c)), W + 31 + (rows / 32 - 1) * (32 + 2 * c));
+        }
+      gfx_image_free (&in);
+      gfx_image_free (&out);
+    }
   for (int d = 0; d < 2; d++)
     {
       gfx_depth depth = d ? GFX_F32 : GFX_U8;
@@ -126,17 +165,17 @@ main (int argc, char **argv)
         return 1;
       fill (&in);
       gfx_image_clone (&out, &in, NULL);
-      double best = 1e30, def = median_kernel_ms (&f, &in, &out, (gfx_cuda_iir_tuning) { 0, 0 },
-                                                 reps);
-      static const int warps[] = { 1, 2, 4, 8 }, syncs[] = { 1, 2, 4 };
-      for (int w = 0; w < 4; w++)
-        for (int s = 0; s < 3; s++)
+      double best = 1e30;
+      double def = median_kernel_ms (&f, &in, &out, (gfx_cuda_iir_tuning) { 0, 0 }, reps);
+      static const int warps[] = { 1, 2, 4, 8 }, chunks[] = { 8, 16 };
+      for (int c = 0; c < 2; c++)
+        for (int w = 0; w < 4; w++)
           {
-            double ms = median_kernel_ms (&f, &in, &out,
-                                          (gfx_cuda_iir_tuning) { warps[w], syncs[s] }, 3);
-            printf ("  %s warps/block %d sync %2d: %.4f ms\n", gfx_depth_name (depth), warps[w],
-                    syncs[s], ms);
-            best = ms < best ? ms : best;
+            gfx_cuda_iir_tuning t = { warps[w], chunks[c] };
+            double ms = median_kernel_ms (&f, &in, &out, t, 3);
+            printf ("  %s chunk %d warps/block %d: %.4f ms\n", gfx_depth_name (depth),
+                    chunks[c], warps[w], ms);
+            best = ms < best && ms > 0 ? ms : best;
           }
       double bpp = d ? 4 : 1, mem = d ? mem_f32 : mem_u8;
       /* x read by 4 quadrants, 4 float planes written and read back, output written. */

@@ -5,13 +5,31 @@
  * pixels a warp computes together lie on one anti-diagonal and are independent.  Each
  * thread keeps its windows x(r-k1, c-k2), y(r-k1, c-k2) in registers: column history moves
  * by a register shift, the rows above arrive by __shfl_up from the lane above (which held
- * them one step earlier).  Work goes in chunks of CH columns: each thread's own row is
- * loaded a chunk ahead, and at a chunk's start the warp fetches the rows above the group
- * (the last M1-1 rows of group g-1, kept as doubles in a boundary buffer) into shared
- * memory for lane 0, once group g-1's progress flag (acquire / release) says they are
- * written.  Warps take (group, quadrant, channel) from an atomic ticket in start order,
- * so a warp only ever waits for a group whose warp is already running.  The per-pixel sum
- * is gfx_iir_point, shared with the CPU path.  A second kernel forms the mean. */
+ * them one step earlier).
+ *
+ * Memory.  Work goes in chunks of CH (8 or 16) steps.  The group's input passes through a
+ * per-warp ring of 64 columns in shared memory: a chunk's columns are loaded a chunk ahead,
+ * row by row (each load instruction reads consecutive columns of one row: coalesced), kept
+ * raw in registers (a conversion right after the load would wait for it), converted to
+ * double when stored into the ring, and each lane then reads its own skewed sample there.
+ * The outputs go the other way: each lane writes its (float) y into a second ring (lanes
+ * 32-(M1-1) .. 31 also their double y into a third), and once every lane has passed a
+ * block of CH columns the warp writes the block out row by row.
+ *
+ * Hand-off.  Group g-1 writes its last M1-1 rows of y (doubles) into a boundary buffer with
+ * relaxed 64-bit stores, a block of CH columns at a time with its outputs; the buffer
+ * starts filled with a signalling-NaN sentinel that arithmetic never produces (its NaNs are
+ * quiet), so a value is its own ready flag (single-copy atomic 64-bit words): no fences,
+ * no separate flags.  The warp of group g loads the next chunk's rows above a chunk ahead,
+ * and at the chunk's start re-polls only the words that were still the sentinel, then
+ * puts them into shared memory for lane 0.  Warps take (group, quadrant, channel) from an
+ * atomic ticket in start order, so a warp only ever waits for a group whose warp is
+ * already running.
+ *
+ * The per-pixel sum is gfx_iir_point, shared with the CPU path; for a mask of exactly the
+ * compiled size (3x3) its bounds are compile-time constants and the coefficients sit in
+ * registers, which changes the instruction count, not the arithmetic.  A second kernel
+ * forms the mean of the four quadrant planes in gfx_iir_mean's order. */
 #include "cuda_iir.h"
 
 #include <cstring>
@@ -24,9 +42,11 @@ namespace
 
 constexpr unsigned FULL = 0xffffffffu;
 constexpr int AUTO_WARPS = 4;
-constexpr int AUTO_SYNC = 1;   /* chunks between progress publications */
-constexpr int CH = 16;         /* columns per chunk: prefetch and hand-off unit */
-constexpr int MAX_WARPS = 8; /* per block: keeps the register budget of the 7x7 windows */
+constexpr int AUTO_CHUNK = 16; /* columns per chunk: 8 or 16 */
+/* Not-yet-written boundary word: a signalling NaN (arithmetic only makes quiet ones). */
+constexpr unsigned long long SENTINEL = 0x7ff4dead0000beefull;
+constexpr int MAX_WARPS = 8;   /* per block: keeps the register budget of the 7x7 windows */
+constexpr int RING = 64;       /* columns of the shared rings: >= CH + 32, a power of 2 */
 
 __constant__ double c_a[GFX_IIR_QUADRANTS][GFX_IIR_W * GFX_IIR_W];
 __constant__ double c_b[GFX_IIR_QUADRANTS][GFX_IIR_W * GFX_IIR_W];
@@ -37,188 +57,292 @@ struct Args
   gfx_depth depth;
   int W, H, channels, colours;
   int m1, m2;
-  int groups, tasks, sync;
+  int groups, tasks;
   float *planes;  /* [colour][quadrant][H][W], image frame */
-  double *bnd;    /* [colour][quadrant][group][m1 - 1][W]: last rows of each group */
-  int *flags;     /* [colour][quadrant][group]: steps completed */
+  unsigned long long *bnd; /* [colour][quadrant][group][m1 - 1][W]: last rows of each
+                              group (double bits), SENTINEL until written */
   int *ticket;
 };
 
-/* Input sample at (n1, n2) of quadrant q's frame, rows clamped to the image (edge rule). */
-__device__ __forceinline__ float
-load_x (const Args &A, int q, int ch, int n1, int n2)
+/* One warp's shared memory: the input and output rings (frame column c at slot
+ * c & (RING - 1); lane l's accesses at one step, column t - l, hit 32 different banks) and
+ * the rows above the group for lane 0. */
+template <int MR, int CH>
+struct WarpSmem
+{
+  double xs[32][RING];                 /* input, converted */
+  float os[32][RING];                  /* outputs */
+  double bs[MR > 1 ? MR - 1 : 1][RING]; /* the group's last M1-1 rows of y, for group g+1 */
+  double ax[MR > 1 ? MR - 1 : 1][CH], ay[MR > 1 ? MR - 1 : 1][CH];
+};
+
+/* Raw input sample (its bits, not yet converted: the load stays in flight until the value
+ * is used) at (n1, n2) of quadrant q's frame, rows clamped to the image (edge rule). */
+__device__ __forceinline__ unsigned
+load_raw (const Args &A, int q, int ch, int n1, int n2)
 {
   n1 = n1 < 0 ? 0 : n1;
   int row = q >= 2 ? A.H - 1 - n1 : n1, col = (q == 1 || q == 2) ? A.W - 1 - n2 : n2;
   size_t i = ((size_t) row * A.W + col) * A.channels + ch;
   switch (A.depth)
     {
-    case GFX_U8: return gfx_iir_from_u8 (__ldg ((const uint8_t *) A.in + i));
-    case GFX_U16: return gfx_iir_from_u16 (__ldg ((const uint16_t *) A.in + i));
-    default: return __ldg ((const float *) A.in + i);
+    case GFX_U8: return __ldg ((const uint8_t *) A.in + i);
+    case GFX_U16: return __ldg ((const uint16_t *) A.in + i);
+    default: return __float_as_uint (__ldg ((const float *) A.in + i));
     }
 }
 
-/* One chunk of a thread's own row, columns c0 .. c0 + CH - 1 (0 outside the image); issued
- * a chunk ahead so the loads are in flight while the previous chunk computes. */
-__device__ __forceinline__ void
-load_chunk (const Args &A, int q, int ch, int r, bool row_ok, int c0, float (&x)[CH])
+/* The sample's value (gfx_iir_from_u8 / _u16, as the CPU path reads it); raw 0 is 0. */
+__device__ __forceinline__ float
+raw_value (gfx_depth depth, unsigned v)
 {
+  return depth == GFX_U8 ? gfx_iir_from_u8 ((uint8_t) v)
+       : depth == GFX_U16 ? gfx_iir_from_u16 ((uint16_t) v) : __uint_as_float (v);
+}
+
+/* The group's rows at frame columns c0 .. c0 + CH - 1 into registers: load i covers
+ * 32 / CH rows, each of them CH consecutive columns (0 outside the image). */
+template <int CH>
+__device__ __forceinline__ void
+load_block (const Args &A, int q, int ch, int r0, int c0, int lane, unsigned (&pf)[CH])
+{
+  constexpr int RPI = 32 / CH;
+  const int pr = lane / CH, col = c0 + lane % CH;
 #pragma unroll
-  for (int j = 0; j < CH; j++)
-    x[j] = row_ok && c0 + j >= 0 && c0 + j < A.W ? load_x (A, q, ch, r, c0 + j) : 0.0f;
+  for (int i = 0; i < CH; i++)
+    {
+      int row = r0 + i * RPI + pr;
+      pf[i] = 0;
+      if (row < A.H && col < A.W)
+        pf[i] = load_raw (A, q, ch, row, col);
+    }
 }
 
-/* Lane 0 waits (acquire) until group g-1 has completed `need` steps; all lanes get the
- * value it saw. */
-__device__ __forceinline__ int
-wait_for (const int *flag, int need, int lane)
-{
-  int seen = 0;
-  if (lane == 0)
-    for (;;)
-      {
-        asm volatile ("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(seen) : "l"(flag) : "memory");
-        if (seen >= need)
-          break;
-        __nanosleep (20);
-      }
-  return __shfl_sync (FULL, seen, 0);
-}
-
-/* Publishes `steps` completed: the lanes that wrote boundary rows make them visible, then
- * lane 0 stores the flag with release semantics. */
+template <int MR, int CH>
 __device__ __forceinline__ void
-publish (int *flag, int steps, int lane, int m1)
+store_block (WarpSmem<MR, CH> &S, gfx_depth depth, int c0, int lane, const unsigned (&pf)[CH])
 {
-  if (lane >= 32 - (m1 - 1))
-    __threadfence ();
-  __syncwarp ();
-  if (lane == 0)
-    asm volatile ("st.release.gpu.global.s32 [%0], %1;" ::"l"(flag), "r"(steps) : "memory");
+  constexpr int RPI = 32 / CH;
+  const int pr = lane / CH, slot = (c0 + lane % CH) & (RING - 1);
+#pragma unroll
+  for (int i = 0; i < CH; i++)
+    S.xs[i * RPI + pr][slot] = (double) raw_value (depth, pf[i]);
 }
 
-/* Lanes j < CH fetch column t0 + j of the rows above the group (x, and y from group g-1's
- * boundary rows or y = x above the image) into the warp's shared buffers for lane 0. */
+__device__ __forceinline__ void
+st_relaxed (unsigned long long *p, double v)
+{
+  asm volatile ("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(__double_as_longlong (v))
+                : "memory");
+}
+
+/* Writes the finished outputs of frame columns c0 .. c0 + CH - 1 to the quadrant's plane,
+ * row by row (image frame), and the group's last rows of y at these columns to the
+ * boundary buffer (relaxed 64-bit stores: each word is its own ready flag). */
+template <int MR, int CH>
+__device__ __forceinline__ void
+flush_block (const Args &A, int q, float *plane, unsigned long long *bnd_mine, int r0, int c0,
+             int lane, const WarpSmem<MR, CH> &S)
+{
+  constexpr int RPI = 32 / CH;
+  const int pr = lane / CH, col = c0 + lane % CH;
+  if (c0 < 0 || col >= A.W)
+    return;
+  const int icol = (q == 1 || q == 2) ? A.W - 1 - col : col, slot = col & (RING - 1);
+  if (lane < CH)
+#pragma unroll
+    for (int k = 0; k < MR - 1; k++)
+      if (k < A.m1 - 1)
+        st_relaxed (bnd_mine + (size_t) k * A.W + col, S.bs[k][slot]);
+#pragma unroll
+  for (int i = 0; i < CH; i++)
+    {
+      int row = r0 + i * RPI + pr;
+      if (row < A.H)
+        plane[(size_t) (q >= 2 ? A.H - 1 - row : row) * A.W + icol] = S.os[i * RPI + pr][slot];
+    }
+}
+
+__device__ __forceinline__ unsigned long long
+ld_relaxed (const unsigned long long *p)
+{
+  unsigned long long v;
+  asm volatile ("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/* The rows above the group at frame columns t0 .. t0 + CH - 1, lane j < CH: column t0 + j
+ * (x, and y from group g-1's boundary rows or y = x above the image), issued a chunk
+ * before they are needed. */
 template <int MR>
+struct Above
+{
+  unsigned x[MR > 1 ? MR - 1 : 1]; /* raw samples */
+  unsigned long long y[MR > 1 ? MR - 1 : 1];
+};
+
+template <int MR, int CH>
 __device__ __forceinline__ void
-fetch_above (const Args &A, int q, int ch, int r0, int t0, int lane, const double *bnd_prev,
-             double (*s_x)[CH], double (*s_y)[CH])
+issue_above (const Args &A, int q, int ch, int r0, int t0, int lane,
+             const unsigned long long *bnd_prev, Above<MR> &ab)
 {
   const int col = t0 + lane;
-  if (lane < CH && col < A.W)
 #pragma unroll
-    for (int k1 = 1; k1 < MR; k1++)
-      if (k1 < A.m1)
-        {
-          int above = r0 - k1;
-          double xv = load_x (A, q, ch, above, col);
-          s_x[k1 - 1][lane] = xv;
-          s_y[k1 - 1][lane] = above < 0 ? xv : __ldcg (bnd_prev + (size_t) (k1 - 1) * A.W + col);
-        }
+  for (int k1 = 1; k1 < MR; k1++)
+    if (lane < CH && col < A.W && k1 < A.m1)
+      {
+        int above = r0 - k1;
+        ab.x[k1 - 1] = load_raw (A, q, ch, above, col);
+        ab.y[k1 - 1] = above < 0 ? 0 : ld_relaxed (bnd_prev + (size_t) (k1 - 1) * A.W + col);
+      }
+}
+
+/* Waits until every word of `ab` is written (re-polling only the sentinels), then puts
+ * the rows above into the warp's shared buffers for lane 0. */
+template <int MR, int CH>
+__device__ __forceinline__ void
+settle_above (const Args &A, int r0, int t0, int lane, const unsigned long long *bnd_prev,
+              const Above<MR> &ab, WarpSmem<MR, CH> &S)
+{
+  const int col = t0 + lane;
+  const bool mine = lane < CH && col < A.W;
+#pragma unroll
+  for (int k1 = 1; k1 < MR; k1++)
+    if (k1 < A.m1)
+      {
+        const int above = r0 - k1;
+        unsigned long long y = ab.y[k1 - 1];
+        const unsigned long long *p = bnd_prev + (size_t) (k1 - 1) * A.W + col;
+        while (__any_sync (FULL, mine && above >= 0 && y == SENTINEL))
+          if (mine && above >= 0 && y == SENTINEL)
+            y = ld_relaxed (p); /* each poll is an L2 round trip: no sleep needed */
+        if (mine)
+          {
+            double xv = raw_value (A.depth, ab.x[k1 - 1]);
+            S.ax[k1 - 1][lane] = xv;
+            S.ay[k1 - 1][lane] = above < 0 ? xv : __longlong_as_double (y);
+          }
+      }
   __syncwarp ();
 }
 
-template <int MR, int MC>
-__device__ void
-run_group (const Args &A, int g, int q, int ch, int lane, double (*s_x)[CH],
-           double (*s_y)[CH])
+/* Steps t0 .. t0 + CH - 1 of one lane.  EDGE: some lane is left of the image (c < 0, the
+ * window is set up at c == 0) or right of it (c >= W, nothing is kept); without EDGE every
+ * lane is inside for the whole chunk and no column test is made. */
+template <int MR, int MC, int CH, bool EDGE>
+__device__ __forceinline__ void
+chunk_steps (const double *a, const double *b, int m1, int m2, int t0, int lane,
+             WarpSmem<MR, CH> &S, double (&xw)[MR * GFX_IIR_W], double (&yw)[MR * GFX_IIR_W])
 {
-  const int W = A.W, m1 = A.m1, m2 = A.m2, r = g * 32 + lane, steps = W + 31;
-  const bool row_ok = r < A.H;
+  const double *xrow = S.xs[lane];
+  float *orow = S.os[lane];
+#pragma unroll
+  for (int j = 0; j < CH; j++)
+    {
+      const int c = t0 + j - lane, slot = c & (RING - 1);
+      double nx[MR], ny[MR];
+#pragma unroll
+      for (int k1 = 1; k1 < MR; k1++)
+        {
+          nx[k1] = __shfl_up_sync (FULL, xw[(k1 - 1) * GFX_IIR_W], 1);
+          ny[k1] = __shfl_up_sync (FULL, yw[(k1 - 1) * GFX_IIR_W], 1);
+        }
+#pragma unroll
+      for (int k1 = 0; k1 < MR; k1++)
+#pragma unroll
+        for (int k2 = MC - 1; k2 > 0; k2--)
+          {
+            xw[k1 * GFX_IIR_W + k2] = xw[k1 * GFX_IIR_W + k2 - 1];
+            yw[k1 * GFX_IIR_W + k2] = yw[k1 * GFX_IIR_W + k2 - 1];
+          }
+      xw[0] = xrow[slot];
+#pragma unroll
+      for (int k1 = 1; k1 < MR; k1++) /* lane 0: the rows above the group */
+        {
+          xw[k1 * GFX_IIR_W] = lane == 0 ? S.ax[k1 - 1][j] : nx[k1];
+          yw[k1 * GFX_IIR_W] = lane == 0 ? S.ay[k1 - 1][j] : ny[k1];
+        }
+      if (EDGE && c == 0) /* left of the image: x replicated, y = x */
+#pragma unroll
+        for (int k1 = 0; k1 < MR; k1++)
+#pragma unroll
+          for (int k2 = 1; k2 < MC; k2++)
+            xw[k1 * GFX_IIR_W + k2] = yw[k1 * GFX_IIR_W + k2] = xw[k1 * GFX_IIR_W];
+      double y = gfx_iir_point (a, b, m1, m2, xw, yw, MR, MC);
+      orow[slot] = (float) y;
+      if (lane >= 32 - (MR - 1)) /* the group's last rows, for the boundary buffer */
+        S.bs[31 - lane][slot] = y;
+      yw[0] = y;
+    }
+}
+
+/* EXACT: the filter's mask is MR x MC, so m1, m2 are compile-time constants and the
+ * coefficients are held in registers. */
+template <int MR, int MC, int CH, bool EXACT>
+__device__ void
+run_group (const Args &A, int g, int q, int ch, int lane, WarpSmem<MR, CH> &S)
+{
+  const int W = A.W, m1 = EXACT ? MR : A.m1, m2 = EXACT ? MC : A.m2, r0 = g * 32;
+  const int steps = W + 31;
   const size_t task = (size_t) ch * GFX_IIR_QUADRANTS + q;
   float *plane = A.planes + task * A.H * W;
-  const int *flag_prev = A.flags + task * A.groups + g - 1;
-  int *flag_mine = A.flags + task * A.groups + g;
-  const double *bnd_prev = g > 0 ? A.bnd + ((task * A.groups + g - 1) * (m1 - 1)) * W : A.bnd;
-  double *bnd_mine = A.bnd + ((task * A.groups + g) * (m1 - 1)) * W;
-  const int out_row = q >= 2 ? A.H - 1 - r : r;
-  const bool flip_h = q == 1 || q == 2;
+  const unsigned long long *bnd_prev =
+    g > 0 ? A.bnd + ((task * A.groups + g - 1) * (m1 - 1)) * W : A.bnd;
+  unsigned long long *bnd_mine = A.bnd + ((task * A.groups + g) * (m1 - 1)) * W;
+  double ra[EXACT ? MR * MC : 1], rb[EXACT ? MR * MC : 1];
+  const double *a = c_a[q], *b = c_b[q];
+  if (EXACT)
+    {
+#pragma unroll
+      for (int i = 0; i < (EXACT ? MR * MC : 1); i++)
+        ra[i] = c_a[q][i], rb[i] = c_b[q][i];
+      a = ra, b = rb;
+    }
   double xw[MR * GFX_IIR_W], yw[MR * GFX_IIR_W];
 #pragma unroll
   for (int i = 0; i < MR * GFX_IIR_W; i++)
     xw[i] = yw[i] = 0.0;
-  float xq[CH], xn[CH];
-  load_chunk (A, q, ch, r, row_ok, -lane, xq);
-  int known = 0, chunks = 0;
-  for (int t0 = 0; t0 < steps; t0 += CH)
+  unsigned pf[CH];
+  load_block<CH> (A, q, ch, r0, 0, lane, pf);
+  store_block<MR, CH> (S, A.depth, 0, lane, pf);
+  load_block<CH> (A, q, ch, r0, CH, lane, pf);
+  Above<MR> ab = {};
+  if (m1 > 1)
+    issue_above<MR, CH> (A, q, ch, r0, 0, lane, bnd_prev, ab);
+  __syncwarp ();
+  int t0 = 0;
+  for (; t0 < steps; t0 += CH)
     {
-      load_chunk (A, q, ch, r, row_ok, t0 + CH - lane, xn);
       if (m1 > 1 && t0 < W)
         {
-          /* Lane 32-k1 of group g-1 computes column c at step c + 32 - k1. */
-          int need = min (t0 + CH + 31, steps);
-          if (g > 0 && known < need)
-            known = wait_for (flag_prev, need, lane);
-          fetch_above<MR> (A, q, ch, g * 32, t0, lane, bnd_prev, s_x, s_y);
+          settle_above<MR, CH> (A, r0, t0, lane, bnd_prev, ab, S);
+          if (t0 + CH < W)
+            issue_above<MR, CH> (A, q, ch, r0, t0 + CH, lane, bnd_prev, ab);
         }
-#pragma unroll
-      for (int j = 0; j < CH; j++)
-        {
-          const int c = t0 + j - lane;
-          double nx[MR], ny[MR];
-#pragma unroll
-          for (int k1 = 1; k1 < MR; k1++)
-            {
-              nx[k1] = __shfl_up_sync (FULL, xw[(k1 - 1) * GFX_IIR_W], 1);
-              ny[k1] = __shfl_up_sync (FULL, yw[(k1 - 1) * GFX_IIR_W], 1);
-            }
-#pragma unroll
-          for (int k1 = 0; k1 < MR; k1++)
-#pragma unroll
-            for (int k2 = MC - 1; k2 > 0; k2--)
-              {
-                xw[k1 * GFX_IIR_W + k2] = xw[k1 * GFX_IIR_W + k2 - 1];
-                yw[k1 * GFX_IIR_W + k2] = yw[k1 * GFX_IIR_W + k2 - 1];
-              }
-          const bool col_ok = c >= 0 && c < W;
-          xw[0] = xq[j];
-#pragma unroll
-          for (int k1 = 1; k1 < MR; k1++)
-            {
-              xw[k1 * GFX_IIR_W] = nx[k1];
-              yw[k1 * GFX_IIR_W] = ny[k1];
-              if (lane == 0 && k1 < m1 && col_ok) /* rows above the group */
-                {
-                  xw[k1 * GFX_IIR_W] = s_x[k1 - 1][j];
-                  yw[k1 * GFX_IIR_W] = s_y[k1 - 1][j];
-                }
-            }
-          if (c == 0) /* left of the image: x replicated, y = x */
-#pragma unroll
-            for (int k1 = 0; k1 < MR; k1++)
-#pragma unroll
-              for (int k2 = 1; k2 < MC; k2++)
-                xw[k1 * GFX_IIR_W + k2] = yw[k1 * GFX_IIR_W + k2] = xw[k1 * GFX_IIR_W];
-          double y = 0.0;
-          if (row_ok && col_ok)
-            {
-              y = gfx_iir_point (c_a[q], c_b[q], m1, m2, xw, yw, MR, MC);
-              plane[(size_t) out_row * W + (flip_h ? W - 1 - c : c)] = (float) y;
-              if (lane >= 32 - (m1 - 1))
-                bnd_mine[(size_t) (31 - lane) * W + c] = y;
-            }
-          yw[0] = y;
-        }
-      __syncwarp (); /* lane 0 has read the shared buffers before the next fetch */
-#pragma unroll
-      for (int j = 0; j < CH; j++)
-        xq[j] = xn[j];
-      if (++chunks == A.sync || t0 + CH >= steps)
-        {
-          chunks = 0;
-          publish (flag_mine, t0 + CH, lane, m1);
-        }
+      if (t0 >= 32 && t0 + CH <= W)
+        chunk_steps<MR, MC, CH, false> (a, b, m1, m2, t0, lane, S, xw, yw);
+      else
+        chunk_steps<MR, MC, CH, true> (a, b, m1, m2, t0, lane, S, xw, yw);
+      __syncwarp (); /* every lane is done with the rings' old columns */
+      /* After step t0 + CH - 1, lane 31 has passed column t0 + CH - 32: the block of CH
+         columns at t0 - 32 is complete. */
+      flush_block<MR, CH> (A, q, plane, bnd_mine, r0, t0 - 32, lane, S);
+      store_block<MR, CH> (S, A.depth, t0 + CH, lane, pf);
+      load_block<CH> (A, q, ch, r0, t0 + 2 * CH, lane, pf);
+      __syncwarp ();
     }
+  for (int c0 = t0 - 32; c0 < W; c0 += CH) /* the blocks still in the ring */
+    flush_block<MR, CH> (A, q, plane, bnd_mine, r0, c0, lane, S);
+  __syncwarp ();
 }
 
-template <int MR, int MC>
+template <int MR, int MC, int CH, bool EXACT>
 __global__ void
 __launch_bounds__ (MAX_WARPS * 32) iir_quadrants (Args A)
 {
-  constexpr int ROWS = MR > 1 ? MR - 1 : 1;
-  __shared__ double s_x[MAX_WARPS][ROWS][CH], s_y[MAX_WARPS][ROWS][CH];
+  extern __shared__ __align__ (16) unsigned char smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  WarpSmem<MR, CH> &S = reinterpret_cast<WarpSmem<MR, CH> *> (smem)[warp];
   for (;;)
     {
       int task = 0;
@@ -230,9 +354,17 @@ __launch_bounds__ (MAX_WARPS * 32) iir_quadrants (Args A)
       /* Group-major order: group g-1 of the same (quadrant, channel) has a smaller ticket. */
       int per_group = GFX_IIR_QUADRANTS * A.colours, g = task / per_group;
       int rem = task % per_group;
-      run_group<MR, MC> (A, g, rem % GFX_IIR_QUADRANTS, rem / GFX_IIR_QUADRANTS, lane,
-                         s_x[warp], s_y[warp]);
+      run_group<MR, MC, CH, EXACT> (A, g, rem % GFX_IIR_QUADRANTS, rem / GFX_IIR_QUADRANTS,
+                                    lane, S);
     }
+}
+
+__global__ void
+fill_sentinel (unsigned long long *p, size_t n)
+{
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+       i += (size_t) gridDim.x * blockDim.x)
+    p[i] = SENTINEL;
 }
 
 __global__ void
@@ -255,7 +387,7 @@ iir_mean (Args A, void *out)
             continue;
           }
         const float *p = A.planes + (size_t) ch * GFX_IIR_QUADRANTS * n + i;
-        float v = gfx_iir_mean (p[0], p[n], p[2 * n], p[3 * n]);
+        float v = gfx_iir_mean (__ldcs (p), __ldcs (p + n), __ldcs (p + 2 * n), __ldcs (p + 3 * n));
         if (A.depth == GFX_U8)
           ((uint8_t *) out)[o] = gfx_iir_to_u8 (v);
         else if (A.depth == GFX_U16)
@@ -265,25 +397,59 @@ iir_mean (Args A, void *out)
       }
 }
 
+template <int CH>
+void (*pick (int m1, int m2)) (Args)
+{
+  int size = m1 > m2 ? m1 : m2;
+  if (m1 == 3 && m2 == 3)
+    return iir_quadrants<3, 3, CH, true>;
+  return size <= 3 ? iir_quadrants<3, 3, CH, false>
+                   : size <= 5 ? iir_quadrants<5, 5, CH, false> : iir_quadrants<7, 7, CH, false>;
+}
+
+template <int CH>
+size_t
+warp_smem (int m1, int m2)
+{
+  int size = m1 > m2 ? m1 : m2;
+  return size <= 3 ? sizeof (WarpSmem<3, CH>)
+                   : size <= 5 ? sizeof (WarpSmem<5, CH>) : sizeof (WarpSmem<7, CH>);
+}
+
 gfx_status
-launch (const Args &A, int warps_per_block, void *d_out, cudaStream_t stream, gfx_error *err)
+launch (const Args &A, int warps_per_block, int chunk, size_t bnd_words, void *d_out,
+        cudaStream_t stream, gfx_error *err)
 {
   gfx_status status = GFX_OK;
-  int size = A.m1 > A.m2 ? A.m1 : A.m2, device, sms, per_sm = 0;
-  void (*kernel) (Args) = size <= 3 ? iir_quadrants<3, 3>
-                          : size <= 5 ? iir_quadrants<5, 5> : iir_quadrants<7, 7>;
-  int threads = 32 * warps_per_block;
+  int device, sms, per_sm = 0, optin = 0;
+  void (*kernel) (Args) = chunk == 16 ? pick<16> (A.m1, A.m2) : pick<8> (A.m1, A.m2);
+  size_t per_warp = chunk == 16 ? warp_smem<16> (A.m1, A.m2) : warp_smem<8> (A.m1, A.m2);
+  size_t smem;
+  int threads;
   CUDA_TRY (cudaGetDevice (&device));
   CUDA_TRY (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_TRY (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel, threads, 0));
+  CUDA_TRY (cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if ((size_t) warps_per_block * per_warp > (size_t) optin) /* a speed knob: fewer warps */
+    warps_per_block = (int) (optin / per_warp) > 0 ? (int) (optin / per_warp) : 1;
+  smem = warps_per_block * per_warp;
+  threads = 32 * warps_per_block;
+  CUDA_TRY (cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int) smem));
+  CUDA_TRY (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel, threads, smem));
   if (per_sm < 1)
     return gfx_fail (err, GFX_ERR_GPU, "gfx_cuda_iir: a block of %d threads does not fit on "
-                     "this GPU (too many registers); use fewer warps per block", threads);
+                     "this GPU (registers or shared memory); use fewer warps per block",
+                     threads);
   {
     int blocks = (A.tasks + warps_per_block - 1) / warps_per_block;
     if (blocks > per_sm * sms)
       blocks = per_sm * sms; /* persistent: warps loop over tickets */
-    kernel<<<blocks, threads, 0, stream>>> (A);
+    if (bnd_words)
+      {
+        fill_sentinel<<<sms * 4, 256, 0, stream>>> (A.bnd, bnd_words);
+        CUDA_TRY_LAUNCH ();
+      }
+    kernel<<<blocks, threads, smem, stream>>> (A);
     CUDA_TRY_LAUNCH ();
     iir_mean<<<sms * 8, 256, 0, stream>>> (A, d_out);
     CUDA_TRY_LAUNCH ();
@@ -300,11 +466,11 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
 {
   gfx_status status = GFX_OK;
   int warps = tuning && tuning->warps_per_block ? tuning->warps_per_block : AUTO_WARPS;
-  int sync = tuning && tuning->sync_interval ? tuning->sync_interval : AUTO_SYNC;
+  int chunk = tuning && tuning->chunk ? tuning->chunk : AUTO_CHUNK;
   if (warps < 1 || warps > MAX_WARPS)
     return gfx_fail (err, GFX_ERR_PARAM, "warps per block = %d: 0 (auto) or 1 to %d", warps, MAX_WARPS);
-  if (sync < 1 || sync > 256)
-    return gfx_fail (err, GFX_ERR_PARAM, "sync interval = %d: 0 (auto) or 1 to 256", sync);
+  if (chunk != 8 && chunk != 16)
+    return gfx_fail (err, GFX_ERR_PARAM, "chunk = %d columns: 0 (auto), 8 or 16", chunk);
   if (gfx_cuda_fault_injected ("gfx_cuda_iir"))
     return gfx_fail (err, GFX_ERR_GPU, "gfx_cuda_iir: out of memory (injected by "
                      "GPUFX_CUDA_FAIL)");
@@ -315,9 +481,9 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
   A.m1 = f->m1, A.m2 = f->m2;
   A.groups = (A.H + 31) / 32;
   A.tasks = A.groups * GFX_IIR_QUADRANTS * A.colours;
-  A.sync = sync;
   size_t bytes = gfx_image_bytes (in), n = (size_t) A.W * A.H;
   size_t tasks = (size_t) GFX_IIR_QUADRANTS * A.colours;
+  size_t bnd_words = A.m1 > 1 ? tasks * A.groups * (A.m1 - 1) * A.W : 0;
   void *d_in = NULL, *d_out = NULL;
   cudaStream_t stream = NULL;
   cudaEvent_t ev[3] = { NULL, NULL, NULL };
@@ -329,8 +495,7 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
   CUDA_TRY (cudaMalloc (&d_out, bytes));
   CUDA_TRY (cudaMalloc (&A.planes, sizeof (float) * n * tasks));
   if (A.m1 > 1)
-    CUDA_TRY (cudaMalloc (&A.bnd, sizeof (double) * tasks * A.groups * (A.m1 - 1) * A.W));
-  CUDA_TRY (cudaMalloc (&A.flags, sizeof (int) * tasks * A.groups));
+    CUDA_TRY (cudaMalloc (&A.bnd, sizeof (unsigned long long) * bnd_words));
   CUDA_TRY (cudaMalloc (&A.ticket, sizeof (int)));
   A.in = d_in;
   {
@@ -344,9 +509,8 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
     CUDA_TRY (cudaMemcpyAsync (d_in, in->pixels, bytes, cudaMemcpyHostToDevice, stream));
     CUDA_TRY (cudaStreamSynchronize (stream)); /* the constants are read from host memory */
     CUDA_TRY (cudaEventRecord (ev[1], stream));
-    CUDA_TRY (cudaMemsetAsync (A.flags, 0, sizeof (int) * tasks * A.groups, stream));
     CUDA_TRY (cudaMemsetAsync (A.ticket, 0, sizeof (int), stream));
-    status = launch (A, warps, d_out, stream, err);
+    status = launch (A, warps, chunk, bnd_words, d_out, stream, err);
     if (status != GFX_OK)
       goto fail;
     CUDA_TRY (cudaEventRecord (ev[2], stream));
@@ -368,7 +532,6 @@ fail:
   cudaFree (d_out);
   cudaFree (A.planes);
   cudaFree (A.bnd);
-  cudaFree (A.flags);
   cudaFree (A.ticket);
   for (int i = 0; i < 3; i++)
     if (ev[i])

@@ -1,7 +1,7 @@
 /* GPU quadrant IIR filter (SPEC section 3): a skewed row wavefront, one thread per row of
  * a quadrant, 32-row groups per warp taken from an atomic ticket in start order, hand-off
- * between groups through progress flags with fences; the four quadrants and all colour
- * channels run concurrently.  Output bit-identical to gfx_iir_filter_cpu. */
+ * between groups through the boundary rows themselves (64-bit words that start as a
+ * sentinel); the four quadrants and all colour channels run concurrently.  Output bit-identical to gfx_iir_filter_cpu. */
 #ifndef GFX_CUDA_IIR_H
 #define GFX_CUDA_IIR_H
 
@@ -17,8 +17,8 @@ extern "C" {
 /* Speed knobs; they never change the result.  0 = automatic. */
 typedef struct {
   int warps_per_block; /* 1..8 (auto 4) */
-  int sync_interval;   /* 16-column chunks between a group's progress publications,
-                          1..256 (auto 1) */
+  int chunk;           /* columns per chunk (staging, output and hand-off unit): 8 or 16
+                          (auto 16) */
 } gfx_cuda_iir_tuning;
 
 /* Filters every colour channel of `in` into `out` (allocated by the caller with the same

@@ -1,5 +1,6 @@
 /* CPU == GPU, bit for bit, for the quadrant IIR filter: sizes 1x1, 1xN, Nx1, odd and
- * multi-group, masks 1x1 to 7x7, every depth and layout, every tuning value; plus the
+ * multi-group, masks 1x1 to 7x7, every depth and layout, every tuning value (warps per
+ * block, chunk) across sizes and masks; plus the
  * backend rules (fallback note, injected fault).  SKIPs with the reason without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,32 +73,77 @@ sweep_sizes_masks_depths (void)
         }
 }
 
+/* Every tuning value (warps per block x chunk) on sizes that cross the
+ * chunk, group and ring boundaries, masks of every kernel variant, every depth. */
 static void
 sweep_tuning (void)
 {
-  static const int warps[] = { 1, 2, 3, 4, 8 }, syncs[] = { 1, 2, 3, 7, 64, 256 };
+  static const int warps[] = { 1, 2, 3, 4, 5, 6, 7, 8 }, chunks[] = { 8, 16 };
   char why[GFX_MSG_LEN];
   gfx_iir_filter f;
   iir_random_filter (&f, 3, 3, 0.9);
   gfx_image in;
   iir_random_image (&in, 301, 203, 2, true, GFX_F32);
-  for (int w = 0; w < 5; w++)
-    for (int s = 0; s < 6; s++)
+  for (int w = 0; w < 8; w++)
+    for (int c = 0; c < 2; c++)
       {
-        gfx_cuda_iir_tuning t = { warps[w], syncs[s] };
-        CHECK (same_bits (&f, &in, &t, why, sizeof why), "gpu == cpu bits at warps per block "
-               "%d, sync interval %d: %s", warps[w], syncs[s], why);
+        gfx_cuda_iir_tuning t = { warps[w], chunks[c] };
+        CHECK (same_bits (&f, &in, &t, why, sizeof why), "gpu == cpu bits at warps per "
+               "block %d, chunk %d: %s", warps[w], chunks[c], why);
       }
   gfx_image_free (&in);
-  gfx_cuda_iir_tuning bad = { 9, 0 };
+  /* Sizes around the chunk (8, 16), ring (64) and group (32 rows) boundaries, thin and
+   * single-pixel images, masks 1..7 x 1..7 (all kernel variants, the exact 3x3 one too). */
+  static const int sizes[][2] = { { 1, 1 }, { 1, 97 }, { 97, 1 }, { 2, 2 }, { 15, 17 },
+                                  { 31, 33 }, { 32, 32 }, { 33, 63 }, { 64, 65 }, { 95, 96 },
+                                  { 129, 47 }, { 7, 200 }, { 200, 7 } };
+  int n = 0;
+  for (int s = 0; s < 13; s++)
+    for (int m1 = 1; m1 <= 7; m1++)
+      for (int m2 = 1; m2 <= 7; m2++)
+        {
+          if ((m1 * 7 + m2 + s) % 3 != 0 && !(m1 == 3 && m2 == 3))
+            continue; /* a third of the masks per size, every mask over the sizes */
+          iir_random_filter (&f, m1, m2, 0.8);
+          int d = (s + m1 + m2) % 3, channels = 1 + (s + m1) % 4;
+          iir_random_image (&in, sizes[s][1], sizes[s][0], channels, channels % 2 == 0, d);
+          gfx_cuda_iir_tuning t = { warps[(s + m2) % 8], chunks[(s + m1 + m2) % 2] };
+          CHECK (same_bits (&f, &in, &t, why, sizeof why), "gpu == cpu bits: %dx%d, mask "
+                 "%dx%d, %s, %d channels, warps %d, chunk %d: %s", sizes[s][0], sizes[s][1],
+                 m1, m2, gfx_depth_name (d), channels, t.warps_per_block, t.chunk, why);
+          gfx_image_free (&in);
+          n++;
+        }
+  printf ("# %d size x mask x tuning cases\n", n);
+  gfx_cuda_iir_tuning bad = { 9, 0 }, bad_chunk = { 0, 24 };
   gfx_image out;
   gfx_error err;
   iir_random_image (&in, 8, 8, 1, false, GFX_U8);
   gfx_image_clone (&out, &in, NULL);
   CHECK (gfx_cuda_iir (&f, &in, &out, &bad, NULL, &err) == GFX_ERR_PARAM
            && strstr (err.msg, "1 to 8"), "warps per block 9 refused: %s", err.msg);
+  CHECK (gfx_cuda_iir (&f, &in, &out, &bad_chunk, NULL, &err) == GFX_ERR_PARAM
+           && strstr (err.msg, "8 or 16"), "chunk 24 refused: %s", err.msg);
   gfx_image_free (&in);
   gfx_image_free (&out);
+}
+
+/* A large RGB image (many groups, the persistent loop, all quadrants and channels at
+ * once), every depth. */
+static void
+large_rgb (void)
+{
+  char why[GFX_MSG_LEN];
+  gfx_iir_filter f;
+  iir_random_filter (&f, 3, 3, 0.9);
+  for (int d = 0; d < 3; d++)
+    {
+      gfx_image in;
+      iir_random_image (&in, 1031, 777, 3, false, d);
+      CHECK (same_bits (&f, &in, NULL, why, sizeof why), "gpu == cpu bits: 1031x777 RGB %s "
+             "(auto tuning): %s", gfx_depth_name (d), why);
+      gfx_image_free (&in);
+    }
 }
 
 static void
@@ -147,13 +193,19 @@ main (int argc, char **argv)
       iir_random_filter (&f, 3, 3, 0.8);
       gfx_image in;
       iir_random_image (&in, 70, 75, 2, true, GFX_U16);
-      gfx_cuda_iir_tuning t = { 2, 3 };
-      CHECK (same_bits (&f, &in, &t, why, sizeof why), "small case under the sanitizer: %s", why);
+      gfx_cuda_iir_tuning t[] = { { 2, 16 }, { 3, 8 } };
+      for (int i = 0; i < 2; i++)
+        CHECK (same_bits (&f, &in, &t[i], why, sizeof why), "small case under the sanitizer, "
+               "chunk %d: %s", t[i].chunk, why);
+      iir_random_filter (&f, 5, 2, 0.8);
+      CHECK (same_bits (&f, &in, NULL, why, sizeof why), "small case under the sanitizer, "
+             "mask 5x2: %s", why);
       gfx_image_free (&in);
       return check_exit_status ();
     }
   sweep_sizes_masks_depths ();
   sweep_tuning ();
+  large_rgb ();
   backend_rules ();
   return check_exit_status ();
 }

@@ -1,0 +1,70 @@
+#!/bin/bash
+# GPU IIR filter on a lent GPU machine, in one call: the bit-exact test (full), then
+# compute-sanitizer memcheck / racecheck / synccheck on the small test, the bench with the
+# tuning sweep, and an ncu profile of the 8192 x 8192 kernels; logs under $OUT.
+#   here:  bench/iir_gpu_session.sh prepare   (builds .gpurun_iir/runner from build/h-iir;
+#          NOMAKE=1: link the library as it is)
+#   there: run tool, command "bash bench/iir_gpu_session.sh run [PARTS]", carry [".gpurun_iir"]
+#          PARTS: any of test san bench ncu (default: all four, in that order)
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+dir=$top/.gpurun_iir
+build=${BUILD:-build/h-iir}
+if [ "${1:-}" = prepare ]; then
+  cd "$top" || exit 1
+  grep -qx '/.gpurun_iir/' .git/info/exclude 2>/dev/null || echo '/.gpurun_iir/' >> .git/info/exclude
+  [ -n "${NOMAKE:-}" ] || make -j2 BUILD="$build" core || exit 1
+  mkdir -p "$dir"
+  flags="-O2 -std=c11 -D_GNU_SOURCE -pthread -ffp-contract=off -DGFX_HAVE_CUDA"
+  cc $flags -Dmain=test_main -c tests/unit/test_iir_gpu.c -o "$dir/test.o" &&
+  cc $flags -Dmain=bench_main -c bench/iir_gpu.c -o "$dir/bench.o" &&
+  printf '%s\n' '#include <string.h>' 'int test_main (int, char **);' \
+    'int bench_main (int, char **);' \
+    'int main (int argc, char **argv) { if (argc > 1 && !strcmp (argv[1], "bench"))' \
+    '  return bench_main (argc - 1, argv + 1); return test_main (argc, argv); }' \
+    > "$dir/main.c" &&
+  cc $flags "$dir/main.c" "$dir/test.o" "$dir/bench.o" "$build/libgfxcore.a" -o "$dir/runner" \
+    -L/usr/local/cuda/lib64 -lcudart_static -lstdc++ -ldl -lrt -llapacke -lgsl -lgslcblas -lm \
+    -pthread && strip "$dir/runner" && rm -f "$dir"/*.o && du -sh "$dir"
+  exit $?
+fi
+cd "$dir" || exit 1
+export PATH=$PATH:/usr/local/cuda/bin
+out=${OUT:-/tmp}
+shift
+parts=${*:-test san bench ncu}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$out/smi.txt"
+for part in $parts; do
+  case $part in
+    test)
+      echo "== test (full)"
+      timeout 100 ./runner > "$out/test.log" 2>&1; echo "test rc=$?"
+      echo "PASS: $(grep -c ^PASS "$out/test.log")"; grep -v ^PASS "$out/test.log" | head -40 ;;
+    san)
+      for tool in memcheck racecheck synccheck; do
+        echo "== $tool"
+        timeout 90 compute-sanitizer --tool $tool ./runner --small > "$out/$tool.log" 2>&1
+        echo "$tool rc=$? PASS: $(grep -c ^PASS "$out/$tool.log")"
+        grep -v ^PASS "$out/$tool.log" | tail -6
+      done ;;
+    sass)
+      cuobjdump -sass ./runner | gzip -9 > "$out/runner.sass.gz"; ls -la "$out/runner.sass.gz" ;;
+    bench)
+      echo "== bench"
+      timeout 100 ./runner bench 2>&1 | tee "$out/bench.log" ;;
+    ncu)
+      echo "== ncu"
+      timeout 120 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
+        --section WarpStateStats --section SchedulerStats --section Occupancy \
+        --section LaunchStats --section ComputeWorkloadAnalysis --section InstructionStats \
+        --section SourceCounters -k regex:iir_ -c 4 -o "$out/iir" ./runner bench --ncu \
+        > "$out/ncu_run.log" 2>&1; echo "ncu rc=$?"; tail -5 "$out/ncu_run.log"
+      ncu -i "$out/iir.ncu-rep" --print-summary none > "$out/ncu.txt" 2>&1
+      ncu -i "$out/iir.ncu-rep" --page source --csv --print-source sass \
+        --kernel-name regex:iir_quadrants --launch-count 1 > "$out/source.csv" 2>&1
+      gzip -9 "$out/source.csv"; ls -la "$out"
+      rm -f "$out/iir.ncu-rep"
+      grep -E "iir_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Registers|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|L1/TEX Hit|L2 Hit|Executed Ipc A" \
+        "$out/ncu.txt" | head -80 ;;
+  esac
+done
