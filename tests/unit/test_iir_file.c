@@ -67,8 +67,8 @@ test_round_trip_extremes (void)
             && gfx_iir_read (path, &h, &err) == GFX_OK && memcmp (&g, &h, sizeof g) == 0;
   CHECK (ok, "subnormal, largest, 1/3, -0 round-trip through a file exactly");
   unlink (path);
-  CHECK (gfx_iir_read ("/nonexistent/x.iir", &h, &err) == GFX_ERR_IO
-           && strstr (err.msg, "/nonexistent/x.iir"), "missing file: %s", err.msg);
+  CHECK (gfx_iir_read ("/nonexistent/x.iir", &h, &err) == GFX_ERR_INPUT
+           && strstr (err.msg, "/nonexistent/x.iir"), "missing file is bad input (CLI exit 2): %s", err.msg);
   CHECK (gfx_iir_write ("/nonexistent/x.iir", &g, NULL, &err) == GFX_ERR_IO,
          "unwritable file: %s", err.msg);
 }
