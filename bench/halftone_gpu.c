@@ -3,7 +3,9 @@
  * (2H + W dependent pixel steps of the same per-step work, one warp), and seed 003's
  * Table 1 (GTX 285) beside them.  Medians of several runs after a warm-up.
  * Usage: halftone_gpu [--sweep] [--quick]
- *   --sweep: also block size x margin for 8192^2 gray, and the other kernels. */
+ *        halftone_gpu --one W H CHANNELS KERNEL BLOCK MARGIN REPS
+ *   --sweep: also block size x margin for 8192^2 gray, and the other kernels.
+ *   --one: one configuration (levels 2, u8), median kernel and total ms (for profilers). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +106,24 @@ main_table (int quick)
     }
 }
 
+static int
+one (char **a)
+{
+  int w = atoi (a[0]), h = atoi (a[1]), ch = atoi (a[2]), k = atoi (a[3]), bs = atoi (a[4]);
+  int mg = atoi (a[5]), reps = atoi (a[6]);
+  double kms, tms;
+  if (w < 1 || h < 1 || ch < 1 || ch > 4 || k < 0 || k >= GFX_KERNEL_COUNT || reps < 1
+      || reps > 63)
+    return 2;
+  gfx_image in = noise_image (w, h, ch);
+  int r = time_gpu (&in, k, bs, mg, reps, &kms, &tms);
+  if (r == 0)
+    printf ("one %dx%d ch%d %s block %d margin %d: kernel %.3f ms, total %.2f ms\n", w, h, ch,
+            gfx_kernel_labels[k], bs, mg, kms, tms);
+  gfx_image_free (&in);
+  return r ? 1 : 0;
+}
+
 static void
 sweep (int quick)
 {
@@ -166,6 +186,8 @@ main (int argc, char **argv)
       printf ("SKIP halftone_gpu: %s\n", name);
       return 0;
     }
+  if (argc == 9 && !strcmp (argv[1], "--one"))
+    return one (argv + 2);
   printf ("GPU halftone (Floyd-Steinberg, levels 2, u8), device: %s\n\n", name);
   main_table (quick);
   if (do_sweep)

@@ -4,11 +4,9 @@
  * the levels-2 threshold, the error, the level index to a shared tile) in one warp, with
  * nothing else: no hand-off between rows, no global traffic.  No real wavefront can beat
  * it, so the halftone kernel's time over this one is its overhead. */
-#include <algorithm>
-#include <vector>
-
 #include "../common/halftone_kernels.h"
 #include "cuda_check.h"
+#include "cuda_timing.h"
 #include "halftone_bench.h"
 
 namespace
@@ -61,34 +59,19 @@ gfx_cuda_halftone_floor (int steps, int reps, double *ms, gfx_error *err)
 {
   gfx_status status = GFX_OK;
   unsigned *sink = nullptr;
-  cudaEvent_t e0 = nullptr, e1 = nullptr;
-  std::vector<float> times;
   const gfx_kernel *g = &gfx_kernels[GFX_KERNEL_FS];
   float w[4];
   for (int t = 0; t < 4; t++)
     w[t] = gfx_tap_weight (g->taps[t].weight, g->divisor);
+  auto launch = [&] {
+    floor_kernel<<<1, 32>>> (steps, w[0], w[1], w[2], w[3], 0.49999997f, sink);
+    return cudaPeekAtLastError ();
+  };
+  *ms = 0.0;
   CUDA_TRY (cudaMalloc (&sink, 32 * sizeof (unsigned)));
-  CUDA_TRY (cudaEventCreate (&e0));
-  CUDA_TRY (cudaEventCreate (&e1));
-  for (int r = 0; r <= reps; r++) /* the first launch warms up */
-    {
-      float t = 0.0f;
-      CUDA_TRY (cudaEventRecord (e0));
-      floor_kernel<<<1, 32>>> (steps, w[0], w[1], w[2], w[3], 0.49999997f, sink);
-      CUDA_TRY_LAUNCH ();
-      CUDA_TRY (cudaEventRecord (e1));
-      CUDA_TRY (cudaEventSynchronize (e1));
-      CUDA_TRY (cudaEventElapsedTime (&t, e0, e1));
-      if (r)
-        times.push_back (t);
-    }
-  std::sort (times.begin (), times.end ());
-  *ms = times.empty () ? 0.0 : times[times.size () / 2];
+  /* median of reps single launches after one warm-up */
+  CUDA_TRY (gfx_cuda_time_median (launch, 0, reps, ms));
 fail:
-  if (e0)
-    cudaEventDestroy (e0);
-  if (e1)
-    cudaEventDestroy (e1);
   if (sink)
     cudaFree (sink);
   return status;

@@ -2,7 +2,9 @@
  * 16384x16384, every kernel, levels 2/3/256, 8/16/32f, GRAY/RGB/RGBA, block sizes 32..1024
  * and margins 0, 1, 40, auto, huge; plus fault injection and parameter errors.  Needs no
  * GIMP.  SKIPs when the build has no CUDA or no GPU is usable.
- * GPUFX_TEST_QUICK=1: small images only (for compute-sanitizer runs). */
+ * GPUFX_TEST_QUICK=1: small images only (for compute-sanitizer runs);
+ * GPUFX_TEST_QUICK=2: a handful of small cases (for racecheck, which is slow on the
+ * spinning hand-offs); GPUFX_TEST_LARGE=0: everything but the 8192^2 / 16384^2 cases. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -170,6 +172,16 @@ large (void)
   compare (16384, 16384, 1, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, 2);
 }
 
+/* A few small cases over both hand-offs (warps in a block, strips in global memory),
+ * a 2-row and a 3-row kernel and a margin: for the slow sanitizer tools. */
+static void
+tiny (void)
+{
+  const int bs[] = { 32, 64, 96 }, mg[] = { 0, 1, 40 };
+  compare (97, 150, 1, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, 3);
+  compare (70, 100, 1, GFX_F32, GFX_KERNEL_JJN, 3, bs, mg, 2);
+}
+
 static void
 errors (void)
 {
@@ -226,14 +238,19 @@ main (void)
     }
   printf ("device: %s\n", why);
   setenv ("GPUFX_HALFTONE_POISON", "1", 1); /* unwritten output pixels cannot pass */
-  const char *q = getenv ("GPUFX_TEST_QUICK");
+  const char *q = getenv ("GPUFX_TEST_QUICK"), *lg = getenv ("GPUFX_TEST_LARGE");
   int quick = q && *q && strcmp (q, "0") != 0;
+  if (q && !strcmp (q, "2"))
+    {
+      tiny ();
+      return check_exit_status ();
+    }
   errors ();
   sizes_sweep (quick);
   kernels_sweep (quick);
   blocks_sweep (quick);
   layouts_sweep (quick);
-  if (!quick)
+  if (!quick && !(lg && !strcmp (lg, "0")))
     large ();
   return check_exit_status ();
 #endif
