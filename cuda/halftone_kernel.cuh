@@ -19,9 +19,11 @@
  * - global hand-off: each exported word carries the launch's epoch next to the value in
  *   one 64-bit relaxed store, so a reader that sees the epoch sees the value (single-copy
  *   atomicity: the flag and the data are the same word, no separate fence needed);
- * - shared ring: slots carry their column as tag, read and written with relaxed atomics;
- *   the producer may overwrite a slot only after the consumer has published (release)
- *   that it passed it, which it checks (acquire) once per chunk of C columns;
+ * - shared ring: slots carry their column as tag in the same 64-bit word as the value,
+ *   written with an atomic exchange and read with a volatile shared load (single-copy
+ *   atomic, shared-space instructions; see ld_slot); the producer may overwrite a slot only
+ *   after the consumer has published (fence, then exchange) that it passed it, which it
+ *   checks (volatile load, then fence) once per chunk of C columns;
  * - the margin makes a strip additionally wait until the strip above is `margin` columns
  *   further on: a speed knob, never needed for correctness.
  * Input and output go through shared tiles so global accesses are row-wise coalesced. */
@@ -30,7 +32,6 @@
 
 #include <stdint.h>
 #ifndef GFXHT_EMULATE /* tests/emu/halftone_emu.cpp runs this file on the CPU */
-#include <cuda/atomic>
 #define GFXHT_DYNAMIC_SMEM(name) extern __shared__ __align__ (16) unsigned char name[]
 #endif
 
@@ -98,19 +99,53 @@ smem_bytes (int nw)
          + MAXW * sizeof (int) + 16;
 }
 
-__device__ __forceinline__ unsigned long long
-ld_relaxed_block (unsigned long long *p)
+#ifndef GFXHT_EMULATE
+/* Shared-memory hand-off words.  Explicit shared-space instructions: a cuda::atomic_ref on
+ * a shared word compiles to a generic strong load (LD.E.STRONG.SM), which goes through the
+ * L1TEX pipeline with a global-like latency (the profile of the first version: that load
+ * on every pixel step was most of the step time).  Writers use an atomic exchange, readers
+ * a volatile load: both single-copy atomic 64/32-bit accesses, and the pattern
+ * compute-sanitizer racecheck accepts (a relaxed atomic_ref store or a volatile store read
+ * by a volatile load is reported as a race, an atomic exchange is not). */
+__device__ __forceinline__ unsigned
+smem_addr (const void *p)
 {
-  return cuda::atomic_ref<unsigned long long, cuda::thread_scope_block> (*p).load (
-    cuda::memory_order_relaxed);
+  return (unsigned) __cvta_generic_to_shared (p);
 }
 
-__device__ __forceinline__ void
-st_relaxed_block (unsigned long long *p, unsigned long long v)
+__device__ __forceinline__ unsigned long long
+ld_slot (const unsigned long long *p)
 {
-  cuda::atomic_ref<unsigned long long, cuda::thread_scope_block> (*p).store (
-    v, cuda::memory_order_relaxed);
+  unsigned long long v;
+  asm volatile ("ld.volatile.shared.u64 %0, [%1];" : "=l"(v) : "r"(smem_addr (p)));
+  return v;
 }
+
+/* returns the old word, which callers ignore */
+__device__ __forceinline__ unsigned long long
+st_slot (unsigned long long *p, unsigned long long v)
+{
+  unsigned long long old;
+  asm volatile ("atom.shared.exch.b64 %0, [%1], %2;" : "=l"(old) : "r"(smem_addr (p)), "l"(v));
+  return old;
+}
+
+__device__ __forceinline__ int
+ld_flag (const int *p)
+{
+  int v;
+  asm volatile ("ld.volatile.shared.s32 %0, [%1];" : "=r"(v) : "r"(smem_addr (p)));
+  return v;
+}
+
+__device__ __forceinline__ int
+st_flag (int *p, int v)
+{
+  int old;
+  asm volatile ("atom.shared.exch.b32 %0, [%1], %2;" : "=r"(old) : "r"(smem_addr (p)), "r"(v));
+  return old;
+}
+#endif
 
 #ifndef GFXHT_EMULATE
 __device__ __forceinline__ unsigned long long
@@ -168,6 +203,8 @@ template <int KID, bool LV2, int DEPTH> struct Strip
   static constexpr int U1 = 2 * RE + 1;     /* row above: columns x-RE .. x+RE */
   static constexpr int U2 = 3 * RE + 2;     /* two rows above: columns x-RE .. x+2RE+1 */
   static constexpr int X0 = -C;             /* first lane-0 column (warms the windows) */
+  static_assert (32 * S % C == 0 && R % C == 0 && R >= 2 * C,
+                 "a chunk's ring slots must never wrap (see chunk)");
 
   const Params &p;
   WarpSmem *ws, *below;                     /* own smem; the next warp's (its ring) */
@@ -296,7 +333,7 @@ template <int KID, bool LV2, int DEPTH> struct Strip
     int c1 = b + (lane & 15) + RE + 1;
     int slot = (b + (lane & 15)) & (R - 1);
     if (lane < 16 || ROWS == 3)
-      st_relaxed_block (&ws->ring[slot][lane >> 4], tagged (c1, e));
+      st_slot (&ws->ring[slot][lane >> 4], tagged (c1, e));
     __syncwarp ();
   }
 
@@ -306,9 +343,13 @@ template <int KID, bool LV2, int DEPTH> struct Strip
     int need = min (b + C - 32 * S - R, x0_end);
     if (need <= X0)
       return;
-    cuda::atomic_ref<int, cuda::thread_scope_block> d (done[warp + 1]);
-    while (d.load (cuda::memory_order_acquire) < need)
-      ;
+    if (ld_flag (&done[warp + 1]) < need)
+      {
+        while (ld_flag (&done[warp + 1]) < need)
+          ;
+      }
+    /* acquire: the consumer's reads of the slots about to be overwritten came first */
+    __threadfence_block ();
   }
 
   /* One pixel step of lane-0 column x0 (a compile-time offset i in the chunk). */
@@ -323,8 +364,8 @@ template <int KID, bool LV2, int DEPTH> struct Strip
     const int c_in = x0 + RE + 1;
     /* from column -(RE + 1) on, the second word (column c + RE + 1) is inside the image */
     bool ring_ok = !CHECK || (c_in >= -(RE + 1) && c_in < p.width);
-    unsigned long long s1 = ring_ok ? ld_relaxed_block (slot) : 0ull;
-    unsigned long long s2 = (ROWS == 3 && ring_ok) ? ld_relaxed_block (slot + 1) : 0ull;
+    unsigned long long s1 = ring_ok ? ld_slot (slot) : 0ull;
+    unsigned long long s2 = (ROWS == 3 && ring_ok) ? ld_slot (slot + 1) : 0ull;
     float r1 = __shfl_up_sync (FULL, eL1, 1);
     float r2 = ROWS == 3 ? __shfl_up_sync (FULL, u1[U1 - 1], 1) : 0.0f;
 
@@ -335,9 +376,9 @@ template <int KID, bool LV2, int DEPTH> struct Strip
         if (!CHECK || (c >= -(RE + 1) && c < p.width))
           {
             unsigned long long *o = out_slots + 2 * i;
-            st_relaxed_block (o, tagged (c, eL1));
+            st_slot (o, tagged (c, eL1));
             if (ROWS == 3)
-              st_relaxed_block (o + 1, tagged (c, u1[U1 - 1]));
+              st_slot (o + 1, tagged (c, u1[U1 - 1]));
           }
       }
 
@@ -385,9 +426,9 @@ template <int KID, bool LV2, int DEPTH> struct Strip
       {
         while ((int) (s1 >> 32) != c_in || (ROWS == 3 && (int) (s2 >> 32) != c_in))
           {
-            s1 = ld_relaxed_block (slot);
+            s1 = ld_slot (slot);
             if (ROWS == 3)
-              s2 = ld_relaxed_block (slot + 1);
+              s2 = ld_slot (slot + 1);
           }
       }
     if (lane == 0)
@@ -478,8 +519,10 @@ template <int KID, bool LV2, int DEPTH> struct Strip
           chunk<true> (b, cur);
         __syncwarp ();
         if (lane == 0)
-          cuda::atomic_ref<int, cuda::thread_scope_block> (done[warp]).store (
-            b + C, cuda::memory_order_release);
+          {
+            __threadfence_block (); /* release: this chunk's slot reads come first */
+            st_flag (&done[warp], b + C);
+          }
         cur ^= 1;
       }
     /* drain: the last chunk's output */

@@ -60,6 +60,7 @@ emu_warp ()
 
 static inline void __syncthreads () { emu_block->bar->arrive_and_wait (); }
 static inline void __syncwarp () { emu_warp ().bar.arrive_and_wait (); }
+static inline void __threadfence_block () { std::atomic_thread_fence (std::memory_order_seq_cst); }
 
 template <class T>
 static T
@@ -96,25 +97,6 @@ static inline unsigned __float_as_uint (float f) { unsigned u; memcpy (&u, &f, 4
 static inline float __uint_as_float (unsigned u) { float f; memcpy (&f, &u, 4); return f; }
 using std::min;
 
-namespace cuda
-{
-enum thread_scope { thread_scope_block, thread_scope_device };
-constexpr std::memory_order memory_order_relaxed = std::memory_order_relaxed;
-constexpr std::memory_order memory_order_acquire = std::memory_order_acquire;
-constexpr std::memory_order memory_order_release = std::memory_order_release;
-template <class T, thread_scope S> struct atomic_ref
-{
-  std::atomic_ref<T> r;
-  explicit atomic_ref (T &x) : r (x) {}
-  T load (std::memory_order o) const
-  {
-    std::this_thread::yield (); /* loads are where kernels spin */
-    return r.load (o);
-  }
-  void store (T v, std::memory_order o) const { r.store (v, o); }
-};
-} // namespace cuda
-
 static unsigned
 atomicAdd (unsigned *p, unsigned v)
 {
@@ -134,6 +116,30 @@ static inline void
 st_relaxed_gpu (unsigned long long *p, unsigned long long v)
 {
   std::atomic_ref<unsigned long long> (*p).store (v, std::memory_order_relaxed);
+}
+/* the shared-memory hand-off words: relaxed loads (where kernels spin) and exchanges */
+static inline unsigned long long
+ld_slot (const unsigned long long *p)
+{
+  std::this_thread::yield ();
+  return std::atomic_ref<unsigned long long> (*const_cast<unsigned long long *> (p)).load (
+    std::memory_order_relaxed);
+}
+static inline void
+st_slot (unsigned long long *p, unsigned long long v)
+{
+  std::atomic_ref<unsigned long long> (*p).exchange (v, std::memory_order_relaxed);
+}
+static inline int
+ld_flag (const int *p)
+{
+  std::this_thread::yield ();
+  return std::atomic_ref<int> (*const_cast<int *> (p)).load (std::memory_order_relaxed);
+}
+static inline void
+st_flag (int *p, int v)
+{
+  std::atomic_ref<int> (*p).exchange (v, std::memory_order_relaxed);
 }
 } // namespace gfxht
 
