@@ -155,6 +155,17 @@ against_cli () {
     || fail "$prefix-gray8-changed" "the plug-in changed nothing, the comparison proves little: $why"
 }
 
+# test_filter FILE Q3_B01: a 3x3 gpufx-iir filter file, a different sharpening filter with
+# unit DC gain in each quadrant; stable with Q3_B01 = -0.1, unstable with -1.5 (q3's
+# b(0,1) = -1.5 puts a root at z2 = 1.5).
+test_filter () {
+  { echo "gpufx-iir 1"; echo "mask 3 3"
+    echo "q1 a 1.6 -0.35 0 -0.35 0.1 0 0 0 0";  echo "q1 b 1 -0.3 0 -0.3 0.1 0 0 0 0"
+    echo "q2 a 1.5 -0.4 0.05 -0.3 0.05 0 0 0 0"; echo "q2 b 1 -0.35 0.05 -0.25 0.05 0 0 0 0"
+    echo "q3 a 1.2 -0.1 0 -0.2 0 0 0 0 0";      echo "q3 b 1 $2 0 -0.2 0 0 0 0 0"
+    echo "q4 a 1 0 0 0 0 0 0 0 0";              echo "q4 b 1 -0.2 0 -0.2 0.1 0 0 0 0"; } >"$1"
+}
+
 # need_display NAME ARGS...: without $DISPLAY, re-runs the calling test under Xvfb (or
 # SKIPs it when xvfb-run is missing), with a screen of XVFB_SCREEN (default 1280x1024x24).
 # Call it first, with "$@".
@@ -169,8 +180,9 @@ need_display () {
 # The shared dialog run unattended (GPUFX_DIALOG_AUTO_* hooks) on rgba8.png, after a
 # RUN-NONINTERACTIVE call of PROC with LAST_ARGS on gray8.png set the last values:
 #   OK starts from the last values (= the CLI with CLI_ARGS, the same values), Reset
-#   gives the declared defaults (= the CLI without options), Cancel before the run and a
-#   run cancelled after OK (GPUFX_TEST_CANCEL) leave the drawable untouched.
+#   gives the declared defaults (= the CLI without options; with DIALOG_RESET=refused,
+#   defaults that cannot run: OK refused, drawable untouched), Cancel before the run and
+#   a run cancelled after OK (GPUFX_TEST_CANCEL) leave the drawable untouched.
 # Needs gimp_setup and make_inputs.py's files in $work.
 dialog_checks () {
   local prefix=$1 proc=$2 last_args=$3 dialog_args=$4 sub=$5; shift 5
@@ -184,15 +196,31 @@ dialog_checks () {
     run_cli_ref "$work/dlg-cli-last.png" "$@"
     compare_images "$prefix-dialog-uses-last-values" "$work/dlg-ok.png" "$work/dlg-cli-last.png"
   fi
-  GPUFX_DIALOG_AUTO_RESET=1 GPUFX_DIALOG_AUTO_OK=$ok gimp_batch "$work/dlg-reset.log" "$last" \
-    "$(interactive dlg-reset.png)"
-  if batch_ok "$prefix-dialog-reset-ok" "$work/dlg-reset.log" $?; then
-    run_cli_ref "$work/dlg-cli-default.png"
-    compare_images "$prefix-dialog-reset-gives-defaults" "$work/dlg-reset.png" "$work/dlg-cli-default.png"
+  if [ "${DIALOG_RESET:-}" = refused ]; then
+    # The defaults cannot run (deblur: no filter file): OK after Reset must be refused
+    # (the dialog stays open until Cancel) and the drawable stay as it was.
+    GPUFX_DIALOG_AUTO_RESET=1 GPUFX_DIALOG_AUTO_OK=$ok \
+      GPUFX_DIALOG_AUTO_CANCEL=$(awk -v s="$ok" 'BEGIN { print s + 3 }') gimp_batch "$work/dlg-reset.log" "$last" \
+      "$(interactive dlg-reset.png)"
+    batch_ok "$prefix-dialog-reset-ok-refused" "$work/dlg-reset.log" $? \
+      && check_images "$prefix-dialog-reset-gives-defaults" same "$work/dlg-reset.png" "$work/rgba8.png"
+  else
+    GPUFX_DIALOG_AUTO_RESET=1 GPUFX_DIALOG_AUTO_OK=$ok gimp_batch "$work/dlg-reset.log" "$last" \
+      "$(interactive dlg-reset.png)"
+    if batch_ok "$prefix-dialog-reset-ok" "$work/dlg-reset.log" $?; then
+      run_cli_ref "$work/dlg-cli-default.png"
+      compare_images "$prefix-dialog-reset-gives-defaults" "$work/dlg-reset.png" "$work/dlg-cli-default.png"
+    fi
   fi
   GPUFX_DIALOG_AUTO_CANCEL=$ok gimp_batch "$work/dlg-cancel.log" "$(interactive dlg-cancel.png)"
   batch_ok "$prefix-dialog-cancel" "$work/dlg-cancel.log" $? \
     && check_images "$prefix-dialog-cancel-untouched" same "$work/dlg-cancel.png" "$work/rgba8.png"
+  if [ "${DIALOG_RESET:-}" = refused ]; then
+    # GPUFX_TEST_CANCEL holds for the whole session, so it would cancel the run that sets
+    # the last values too, and the defaults cannot run: OK would be refused, not cancelled.
+    skip "$prefix-dialog-run-cancelled" "defaults that cannot run (test_reliability.sh presses Cancel during a long run instead)"
+    return 0
+  fi
   GPUFX_TEST_CANCEL=1 GPUFX_DIALOG_AUTO_OK=$ok gimp_batch "$work/dlg-runcancel.log" \
     "$(interactive dlg-runcancel.png)"
   batch_ok "$prefix-dialog-run-cancelled" "$work/dlg-runcancel.log" $? \

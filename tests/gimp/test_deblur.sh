@@ -7,17 +7,8 @@ source "$(dirname "$0")/lib.sh"
 batch_setup gimp/deblur
 proc=plug-in-gpufx-iir-deblur
 
-# A stable 3x3 sharpening filter with unit DC gain, different in each quadrant, and an
-# unstable one (q3's b(0,1) = -1.5 puts a root at z2 = 1.5).
-filter () { # FILE Q3_B01
-  { echo "gpufx-iir 1"; echo "mask 3 3"
-    echo "q1 a 1.6 -0.35 0 -0.35 0.1 0 0 0 0";  echo "q1 b 1 -0.3 0 -0.3 0.1 0 0 0 0"
-    echo "q2 a 1.5 -0.4 0.05 -0.3 0.05 0 0 0 0"; echo "q2 b 1 -0.35 0.05 -0.25 0.05 0 0 0 0"
-    echo "q3 a 1.2 -0.1 0 -0.2 0 0 0 0 0";      echo "q3 b 1 $2 0 -0.2 0 0 0 0 0"
-    echo "q4 a 1 0 0 0 0 0 0 0 0";              echo "q4 b 1 -0.2 0 -0.2 0.1 0 0 0 0"; } >"$1"
-}
-filter "$work/good.iir" -0.1
-filter "$work/bad.iir" -1.5
+test_filter "$work/good.iir" -0.1
+test_filter "$work/bad.iir" -1.5
 call () { echo "($proc RUN-NONINTERACTIVE img drw \"$1\" ${2:-1})"; }
 
 # --- registration -------------------------------------------------------------------------

@@ -9,10 +9,7 @@ if [ ! -x "$build/gpufx-iir-deblur" ]; then
   skip gimp/identify-dialog "$build/gpufx-iir-deblur not built (the dialog is the deblur one)"
   exit 0
 fi
-if [ -z "${DISPLAY:-}" ]; then
-  command -v xvfb-run >/dev/null || { skip gimp/identify-dialog "xvfb-run not installed"; exit 0; }
-  exec xvfb-run -a -s '-screen 0 1280x1024x24' bash "$0" "$@"
-fi
+XVFB_SCREEN=1280x1280x24 need_display gimp/identify-dialog "$@"   # the dialog is ~1210 px tall
 if ! grep -q gfx_identify_dialog_build "$top/plugins/iir-deblur.c" 2>/dev/null; then
   fail identify-dialog-wired "plugins/iir-deblur.c does not call gfx_identify_dialog_build (see plugins/iir_identify_glue.h)"
   exit 1
