@@ -48,11 +48,11 @@ shot () {
       [ -n "$wid" ] && break
       sleep 0.2
     done
-    if [ -z "$wid" ]; then echo "shots: no window \"$title\"" >&2; wait $pid; return 1; fi
+    if [ -z "$wid" ]; then echo "shots: no window \"$title\"" >&2; wait $pid; exit 1; fi
     sleep 3   # first preview render
     if ! fits_screen "$wid"; then
       echo "shots: \"$title\" reaches past the screen: make XVFB_SCREEN larger" >&2
-      wait $pid; return 1
+      wait $pid; exit 1
     fi
     /usr/bin/import -window "$wid" "$out/dialog-$name$suffix.png"
     wait $pid
