@@ -30,7 +30,7 @@ static const gfx_param_desc enhance_params[] = {
     .def = 0.4, .min = 0.0, .max = K_MAX },
   { .name = "k3", .label = N_("k_3"), .type = GFX_PT_FLOAT, .offset = FIELD (k3),
     .help = N_("Upper sigma bound, times the global sigma (4th edition only)"), .def = 0.4,
-    .min = 0.0, .max = K_MAX },
+    .min = 0.0, .max = K_MAX, .used_if = "rule", .used_if_value = GFX_RULE_4TH },
   { .name = "rule", .label = N_("_Rule"), .type = GFX_PT_ENUM, .offset = FIELD (rule),
     .help = N_("Which edition's test: 3rd (the seed's) or 4th"), .def = GFX_RULE_3RD,
     .choices = gfx_enhance_rule_choices, .choice_labels = rule_labels },

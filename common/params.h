@@ -46,6 +46,8 @@ typedef struct {
   double step;            /* dialog step; 0 = 1 for integers, 0.01 for floats */
   const char *cli_name;   /* CLI option when it differs from name (PDB filter-file is
                              --filter), else NULL */
+  const char *used_if;    /* dialog: greyed unless the parameter of this name has the value */
+  double used_if_value;   /* used_if_value (k3 means something under the 4th-edition rule only) */
 } gfx_param_desc;
 
 typedef struct gfx_param_set {

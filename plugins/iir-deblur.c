@@ -16,7 +16,7 @@
 /* The identification part of the dialog lands with the identify plug-in's dialog glue. */
 #pragma weak gfx_identify_dialog_build
 
-#define PLOT_PANEL 140 /* pixels per quadrant panel in the dialog */
+#define PLOT_PANEL 110 /* pixels per quadrant panel in the dialog */
 
 typedef struct {
   GtkWidget *verdict; /* label: one line per quadrant, or why there is no verdict */

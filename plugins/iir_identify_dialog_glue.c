@@ -164,7 +164,7 @@ spin (const char *name)
 static void
 attach (GtkWidget *table, int row, const char *label, GtkWidget *w)
 {
-  gimp_table_attach_aligned (GTK_TABLE (table), 0, row, label, 0.0, 0.5, w, 1, FALSE);
+  gimp_table_attach_aligned (GTK_TABLE (table), 0, row, label, 0.0, 0.5, w, 1, TRUE);
 }
 
 static void
@@ -179,7 +179,8 @@ gfx_identify_dialog_build (gfx_dialog *dlg, GtkWidget *box)
 {
   identify_ui *ui = g_new0 (identify_ui, 1);
   ui->dlg = dlg;
-  GtkWidget *frame = gimp_frame_new (_("Identify the filter"));
+  /* Folded by default: the deblur dialog must fit a 768-pixel screen. */
+  GtkWidget *frame = gtk_expander_new (_("Identify the filter"));
   GtkWidget *vbox = gtk_vbox_new (FALSE, 4), *table = gtk_table_new (5, 2, FALSE);
   ui->automatic = gtk_check_button_new_with_mnemonic (_("_Automatic: retouch straight edges"));
   ui->sharp = gimp_drawable_combo_box_new (NULL, NULL);
@@ -214,6 +215,8 @@ gfx_identify_dialog_build (gfx_dialog *dlg, GtkWidget *box)
   gtk_widget_hide (ui->picture);
   gtk_widget_show (box);
   const char *auto_id = g_getenv ("GPUFX_DIALOG_AUTO_IDENTIFY");
+  if (auto_id || g_getenv ("GPUFX_DIALOG_EXPAND"))
+    gtk_expander_set_expanded (GTK_EXPANDER (frame), TRUE);
   if (auto_id)
     g_timeout_add ((guint) (g_ascii_strtod (auto_id, NULL) * 1000), auto_identify, ui);
 }

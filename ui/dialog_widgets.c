@@ -290,16 +290,20 @@ gfx_dialog_update_sensitivity (gfx_dialog *dlg)
                                    != GFX_BACKEND_CPU);
   for (int i = 0; i < dlg->set->n_params; i++)
     {
-      if (!(dlg->set->params[i].flags & GFX_PF_GPU) || !dlg->widgets[i])
+      const gfx_param_desc *d = &dlg->set->params[i];
+      const gfx_param_desc *key = d->used_if ? gfx_params_find (dlg->set, d->used_if) : NULL;
+      if (!dlg->widgets[i] || (!(d->flags & GFX_PF_GPU) && !key))
         continue;
+      gboolean on = (!(d->flags & GFX_PF_GPU) || gpu)
+                    && (!key || gfx_param_get (key, dlg->values) == d->used_if_value);
       if (dlg->scales[i])
-        gimp_scale_entry_set_sensitive (dlg->scales[i], gpu);
+        gimp_scale_entry_set_sensitive (dlg->scales[i], on);
       else
         {
-          gtk_widget_set_sensitive (dlg->widgets[i], gpu);
+          gtk_widget_set_sensitive (dlg->widgets[i], on);
           GList *labels = gtk_widget_list_mnemonic_labels (dlg->widgets[i]);
           for (GList *l = labels; l; l = l->next)
-            gtk_widget_set_sensitive (GTK_WIDGET (l->data), gpu);
+            gtk_widget_set_sensitive (GTK_WIDGET (l->data), on);
           g_list_free (labels);
         }
     }

@@ -1,12 +1,44 @@
 /* The parameter declarations and their validation messages. */
 #include <string.h>
 
+#include "../../common/enhance.h"
 #include "../../common/halftone.h"
+#include "../../common/iir.h"
+#include "../../common/iir_identify.h"
 #include "check.h"
+
+/* Every "used only if" names a parameter of the same set and a value that one can take. */
+static void
+check_used_if (const gfx_param_set *set)
+{
+  for (int i = 0; i < set->n_params; i++)
+    {
+      const gfx_param_desc *d = &set->params[i];
+      if (!d->used_if)
+        continue;
+      const gfx_param_desc *key = gfx_params_find (set, d->used_if);
+      double max = key ? key->max : 0;
+      if (key && key->type == GFX_PT_ENUM)
+        for (max = -1; key->choices[(int) max + 1];)
+          max++;
+      CHECK (key && key != d && d->used_if_value >= (key->type == GFX_PT_ENUM ? 0 : key->min)
+               && d->used_if_value <= max,
+             "%s: %s is used only if %s = %g, a value %s can take", set->name, d->name,
+             d->used_if, d->used_if_value, d->used_if);
+    }
+}
 
 int
 main (void)
 {
+  const gfx_param_set *sets[] = { &gfx_halftone_param_set, &gfx_enhance_param_set,
+                                  &gfx_iir_deblur_param_set, &gfx_identify_param_set };
+  for (size_t i = 0; i < sizeof sets / sizeof *sets; i++)
+    check_used_if (sets[i]);
+  const gfx_param_desc *k3 = gfx_params_find (&gfx_enhance_param_set, "k3");
+  CHECK (k3 && k3->used_if && !strcmp (k3->used_if, "rule") && k3->used_if_value == GFX_RULE_4TH,
+         "enhance: k3 is greyed in the dialog unless the rule is the 4th edition's");
+
   const gfx_param_set *set = &gfx_halftone_param_set;
   gfx_halftone_params p;
   gfx_error err;
