@@ -9,11 +9,12 @@
 #          (SKIP_NCU=1 or SKIP_SAN=1 leave those parts out)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+source "$top/bench/gpu_session_lib.sh"
 dir=$top/.gpurun_enh
 if [ "${1:-}" = prepare ]; then
   build=${2:-build/h-enh}
   cd "$top" || exit 1
-  grep -qx '/.gpurun\*/' .git/info/exclude 2>/dev/null || echo '/.gpurun_enh/' >> .git/info/exclude
+  session_exclude .gpurun_enh
   make -j2 BUILD="$build" core "$build/tests/test_enhance" "$build/tests/test_enhance_gpu" \
     "$build/bench/enhance_gpu" || exit 1
   mkdir -p "$dir"
@@ -25,21 +26,16 @@ if [ "${1:-}" = prepare ]; then
 fi
 cd "$dir" || exit 1
 out=${OUT:-/tmp}
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$out/smi.txt"
+session_device "$out"
 for t in test_enhance test_enhance_gpu; do
   echo "== $t (full)"
   timeout 120 ./$t > "$out/$t.log" 2>&1; echo "$t rc=$?"
-  echo "PASS: $(grep -c ^PASS "$out/$t.log")"; grep -v ^PASS "$out/$t.log" | head -20
+  session_log "$t" "$out" 20
 done
 echo "== bench"
 timeout 90 ./enhance_gpu --sweep 2>&1 | tee "$out/bench.log"
 if [ -z "${SKIP_SAN:-}" ]; then
-  for tool in memcheck racecheck synccheck; do
-    echo "== $tool"
-    GFX_TEST_QUICK=1 timeout 90 compute-sanitizer --tool $tool ./test_enhance_gpu > "$out/$tool.log" 2>&1
-    echo "$tool rc=$? PASS: $(grep -c ^PASS "$out/$tool.log")"
-    grep -v ^PASS "$out/$tool.log" | tail -5
-  done
+  GFX_TEST_QUICK=1 session_sanitize "$out" 90 ./test_enhance_gpu
 fi
 if [ -z "${SKIP_NCU:-}" ]; then
   echo "== ncu"

@@ -8,11 +8,12 @@
 #          PARTS: any of test san bench ncu (default: all four, in that order)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+source "$top/bench/gpu_session_lib.sh"
 dir=$top/.gpurun_iir
 build=${BUILD:-build/h-iir}
 if [ "${1:-}" = prepare ]; then
   cd "$top" || exit 1
-  grep -qx '/.gpurun_iir/' .git/info/exclude 2>/dev/null || echo '/.gpurun_iir/' >> .git/info/exclude
+  session_exclude .gpurun_iir
   [ -n "${NOMAKE:-}" ] || make -j2 BUILD="$build" core || exit 1
   mkdir -p "$dir"
   flags="-O2 -std=c11 -D_GNU_SOURCE -pthread -ffp-contract=off -DGFX_HAVE_CUDA"
@@ -24,8 +25,7 @@ if [ "${1:-}" = prepare ]; then
     '  return bench_main (argc - 1, argv + 1); return test_main (argc, argv); }' \
     > "$dir/main.c" &&
   cc $flags "$dir/main.c" "$dir/test.o" "$dir/bench.o" "$build/libgfxcore.a" -o "$dir/runner" \
-    -L/usr/local/cuda/lib64 -lcudart_static -lstdc++ -ldl -lrt -llapacke -lgsl -lgslcblas -lm \
-    -pthread && strip "$dir/runner" && rm -f "$dir"/*.o && du -sh "$dir"
+    $GPU_RUNNER_LIBS && strip "$dir/runner" && rm -f "$dir"/*.o && du -sh "$dir"
   exit $?
 fi
 cd "$dir" || exit 1
@@ -33,20 +33,15 @@ export PATH=$PATH:/usr/local/cuda/bin
 out=${OUT:-/tmp}
 shift
 parts=${*:-test san bench ncu}
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$out/smi.txt"
+session_device "$out"
 for part in $parts; do
   case $part in
     test)
       echo "== test (full)"
       timeout 100 ./runner > "$out/test.log" 2>&1; echo "test rc=$?"
-      echo "PASS: $(grep -c ^PASS "$out/test.log")"; grep -v ^PASS "$out/test.log" | head -40 ;;
+      session_log test "$out" 40 ;;
     san)
-      for tool in memcheck racecheck synccheck; do
-        echo "== $tool"
-        timeout 90 compute-sanitizer --tool $tool ./runner --small > "$out/$tool.log" 2>&1
-        echo "$tool rc=$? PASS: $(grep -c ^PASS "$out/$tool.log")"
-        grep -v ^PASS "$out/$tool.log" | tail -6
-      done ;;
+      session_sanitize "$out" 90 ./runner --small ;;
     sass)
       cuobjdump -sass ./runner | gzip -9 > "$out/runner.sass.gz"; ls -la "$out/runner.sass.gz" ;;
     bench)
