@@ -7,6 +7,7 @@
 #include "../../common/enhance.h"
 #include "../../common/enhance_math.h"
 #include "check.h"
+#include "support_images.h"
 
 #ifdef GFX_HAVE_CUDA
 #include "../../cuda/enhance_cuda.h"
@@ -167,37 +168,13 @@ test_hue (void)
 
 /* --- brute force and GPU sweeps ------------------------------------------------------ */
 
-static uint32_t rng_state = 12345;
+static unsigned rng_state = 12345;
 
-static double
-rnd (void)
-{
-  rng_state = rng_state * 1664525u + 1013904223u;
-  return (rng_state >> 8) * (1.0 / 16777216.0);
-}
-
-/* Photo-like content: a gradient with dark textured patches, so decisions are mixed.
- * Float images also get a few values outside [0, 1]. */
+/* Photo-like content (dark textured patches, float outliers): decisions are mixed. */
 static void
 fill (gfx_image *img)
 {
-  size_t n = gfx_image_samples (img);
-  for (size_t s = 0; s < n; s++)
-    {
-      size_t i = s / img->channels;
-      int x = (int) (i % img->width), y = (int) (i / img->width);
-      double v = 0.7 * (x + 2 * y) / (img->width + 2 * img->height) + 0.15 * rnd ();
-      if (((x / 7) + (y / 5)) % 3 == 0)
-        v *= 0.2;
-      if (img->depth == GFX_F32 && rnd () < 0.01)
-        v = 3.0 * rnd () - 1.0;
-      if (img->depth == GFX_U8)
-        ((uint8_t *) img->pixels)[s] = (uint8_t) (v > 1 ? 255 : v * 255.0);
-      else if (img->depth == GFX_U16)
-        ((uint16_t *) img->pixels)[s] = (uint16_t) (v > 1 ? 65535 : v * 65535.0);
-      else
-        ((float *) img->pixels)[s] = (float) v;
-    }
+  test_fill_patches (img, &rng_state, 7, 5, 1);
 }
 
 static int64_t

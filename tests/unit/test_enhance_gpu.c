@@ -10,37 +10,17 @@
 
 #include "../../common/enhance.h"
 #include "check.h"
+#include "support_images.h"
 
 #ifdef GFX_HAVE_CUDA
 #include "../../cuda/enhance_cuda.h"
 
-static uint32_t rnd_state = 12345;
-
-static double
-rnd (void)
-{
-  rnd_state = rnd_state * 1664525u + 1013904223u;
-  return (rnd_state >> 8) / 16777216.0;
-}
+static unsigned rnd_state = 12345;
 
 static void
 fill (gfx_image *img)
 {
-  size_t n = gfx_image_samples (img);
-  for (size_t s = 0; s < n; s++)
-    {
-      size_t i = s / img->channels;
-      int x = (int) (i % img->width), y = (int) (i / img->width);
-      double v = 0.7 * (x + 2 * y) / (img->width + 2 * img->height) + 0.15 * rnd ();
-      if (((x / 11) + (y / 6)) % 3 == 0)
-        v *= 0.2;
-      if (img->depth == GFX_U8)
-        ((uint8_t *) img->pixels)[s] = (uint8_t) (v > 1 ? 255 : v * 255.0);
-      else if (img->depth == GFX_U16)
-        ((uint16_t *) img->pixels)[s] = (uint16_t) (v > 1 ? 65535 : v * 65535.0);
-      else
-        ((float *) img->pixels)[s] = (float) v;
-    }
+  test_fill_patches (img, &rnd_state, 11, 6, 0);
 }
 
 static gfx_enhance_params
