@@ -1,5 +1,7 @@
 /* The IIR deblur filter as the plug-in and the CLI see it: its parameters (declared once),
  * the backend choice, and apply() = read the file, refuse an unstable filter, filter. */
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -103,6 +105,38 @@ refuse_unstable (const char *path, const gfx_iir_stability *st, gfx_error *err)
                    "'gpufx stability FILE --stabilise OUT' or identify it again", path, list);
 }
 
+/* The verdict on the last filter checked, keyed by its coefficients (not its file name):
+ * the dialog's preview and batch scripts apply one filter again and again, and the root
+ * maps cost milliseconds each time. */
+static struct {
+  pthread_mutex_t lock;
+  bool valid;
+  gfx_iir_filter filter;
+  gfx_iir_stability verdict;
+} memo = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static gfx_status
+check_stability (const gfx_iir_filter *f, gfx_iir_stability *stab, gfx_error *err)
+{
+  pthread_mutex_lock (&memo.lock);
+  bool hit = memo.valid && memcmp (&memo.filter, f, sizeof *f) == 0;
+  if (hit)
+    *stab = memo.verdict;
+  pthread_mutex_unlock (&memo.lock);
+  if (hit)
+    return GFX_OK;
+  gfx_status st = gfx_iir_stability_check (f, 0, stab, err);
+  if (st == GFX_OK)
+    {
+      pthread_mutex_lock (&memo.lock);
+      memo.filter = *f;
+      memo.verdict = *stab;
+      memo.valid = true;
+      pthread_mutex_unlock (&memo.lock);
+    }
+  return st;
+}
+
 static gfx_status
 iir_deblur_apply (const gfx_image *in, gfx_image *out, const void *values,
                   gfx_filter_run *run, gfx_error *err)
@@ -115,7 +149,7 @@ iir_deblur_apply (const gfx_image *in, gfx_image *out, const void *values,
     st = gfx_iir_read (p->filter_file, &f, err);
   gfx_iir_stability stab;
   if (st == GFX_OK)
-    st = gfx_iir_stability_check (&f, 0, &stab, err);
+    st = check_stability (&f, &stab, err);
   if (st == GFX_OK && !stab.all_stable)
     return refuse_unstable (p->filter_file, &stab, err);
   if (st == GFX_OK)
