@@ -7,20 +7,12 @@
 #include "../../common/enhance.h"
 #include "../../common/enhance_math.h"
 #include "check.h"
+#include "support_enhance.h"
 #include "support_images.h"
 
 #ifdef GFX_HAVE_CUDA
 #include "../../cuda/enhance_cuda.h"
 #endif
-
-static gfx_enhance_params
-defaults (void)
-{
-  gfx_enhance_params p;
-  gfx_params_defaults (&gfx_enhance_param_set, &p);
-  p.backend = GFX_BACKEND_CPU;
-  return p;
-}
 
 static void
 check_refused (gfx_enhance_params p, const char *name, const char *why)
@@ -34,7 +26,7 @@ check_refused (gfx_enhance_params p, const char *name, const char *why)
 static void
 test_validation (void)
 {
-  gfx_enhance_params p = defaults (), q;
+  gfx_enhance_params p = test_enhance_defaults (), q;
   gfx_error err;
   CHECK (p.gain == 4.0 && p.k0 == 0.4 && p.k1 == 0.02 && p.k2 == 0.4 && p.k3 == 0.4
            && p.window == 3 && p.rule == GFX_RULE_3RD && !p.per_channel && !p.mask_layer,
@@ -109,7 +101,7 @@ run_u8 (const uint8_t *px, int w, int h, gfx_enhance_params p, uint8_t *out, uin
 static void
 test_hand_cases (void)
 {
-  gfx_enhance_params p = defaults ();
+  gfx_enhance_params p = test_enhance_defaults ();
   uint8_t out[9], mask[9];
   /* 1x1: window = image, m_S = m_G, sigma_S = sigma_G = 0. */
   uint8_t one = 10;
@@ -122,7 +114,7 @@ test_hand_cases (void)
   /* 3x3 with one 9 in the middle: with the reflected border every 3x3 window holds the 9
    * exactly once, so m_S = 1 = m_G and sigma_S = sqrt(8) = sigma_G everywhere. */
   const uint8_t dot[9] = { 0, 0, 0, 0, 9, 0, 0, 0, 0 };
-  p = defaults ();
+  p = test_enhance_defaults ();
   p.k0 = 1.0, p.k1 = 0.5, p.k2 = 1.01;
   CHECK (run_u8 (dot, 3, 3, p, out, mask) && out[4] == 36 && out[0] == 0 && mask[0] == 255
            && mask[8] == 255,
@@ -133,7 +125,7 @@ test_hand_cases (void)
   p.k2 = 1.01, p.gain = 40;
   CHECK (run_u8 (dot, 3, 3, p, out, mask) && out[4] == 255, "gain 40: 360 clipped to 255");
   /* 4th edition, k0 m_G <= m_S <= k1 m_G with k0 = k1 = 1: equality passes. */
-  p = defaults ();
+  p = test_enhance_defaults ();
   p.rule = GFX_RULE_4TH, p.k0 = 1, p.k1 = 1, p.k2 = 0.5, p.k3 = 1.01, p.gain = 2.5;
   CHECK (run_u8 (dot, 3, 3, p, out, mask) && out[4] == 23 && mask[1] == 255,
          "4th edition equality bounds pass; 9 * 2.5 = 22.5 rounds half up to 23");
@@ -148,7 +140,7 @@ test_hue (void)
   gfx_image_alloc (&in, 1, 1, 3, false, GFX_U8, &err);
   uint8_t *px = in.pixels;
   px[0] = 20, px[1] = 40, px[2] = 100;
-  gfx_enhance_params p = defaults ();
+  gfx_enhance_params p = test_enhance_defaults ();
   p.k0 = 1, p.k1 = 0;
   int ok = gfx_enhance_cpu (&in, &out, &mask, &p, NULL, &err) == GFX_OK;
   const uint8_t *o = out.pixels;
@@ -276,18 +268,6 @@ check_against_brute (const gfx_image *in, const gfx_image *out, const gfx_image 
   return ok;
 }
 
-static gfx_enhance_params
-case_params (int window, int per_channel, int rule)
-{
-  gfx_enhance_params p = defaults ();
-  p.window = window, p.per_channel = per_channel, p.rule = rule, p.gain = 2.5;
-  if (rule == GFX_RULE_3RD)
-    p.k0 = 0.8, p.k1 = 0.05, p.k2 = 1.0;
-  else
-    p.k0 = 0.1, p.k1 = 0.8, p.k2 = 0.05, p.k3 = 1.0;
-  return p;
-}
-
 static const int layouts[][2] = { { 1, 0 }, { 2, 1 }, { 3, 0 }, { 4, 1 } }; /* channels, alpha */
 static const gfx_depth depths[] = { GFX_U8, GFX_U16, GFX_F32 };
 
@@ -305,7 +285,7 @@ test_brute_force (void)
           continue; /* brute force is n^2 per pixel */
         gfx_depth depth = depths[case_no % 3];
         const int *lay = layouts[case_no % 4];
-        gfx_enhance_params p = case_params (windows[wi], case_no / 4 % 2, case_no / 8 % 2);
+        gfx_enhance_params p = test_enhance_case (windows[wi], case_no / 4 % 2, case_no / 8 % 2);
         gfx_image in, out, mask;
         gfx_error err;
         gfx_image_alloc (&in, sizes[si][0], sizes[si][1], lay[0], lay[1], depth, &err);
@@ -335,7 +315,7 @@ test_region (void)
       gfx_run_info info;
       gfx_image_alloc (&full, 150, 110, 3, false, GFX_U8, &err);
       fill (&full);
-      gfx_enhance_params p = case_params (5, per_channel, GFX_RULE_3RD);
+      gfx_enhance_params p = test_enhance_case (5, per_channel, GFX_RULE_3RD);
       int ok = gfx_enhance_cpu (&full, &out, &mask, &p, NULL, &err) == GFX_OK;
       ok = ok && gfx_enhance_region_totals (&full, &p, &p.region, &err) == GFX_OK;
       const int x0 = 40, y0 = 30, w = 60, h = 50, r = 2;
@@ -381,7 +361,7 @@ test_cancel (void)
   gfx_image in, out = { 0 }, mask = { 0 };
   gfx_error err;
   gfx_image_alloc (&in, 300, 200, 1, false, GFX_U8, &err);
-  gfx_enhance_params p = defaults ();
+  gfx_enhance_params p = test_enhance_defaults ();
   gfx_status st = gfx_enhance_cpu (&in, &out, &mask, &p, &prog, &err);
   CHECK (st == GFX_ERR_CANCELLED && !out.pixels && !mask.pixels,
          "cancel: status cancelled, nothing allocated");
@@ -435,7 +415,7 @@ test_gpu (void)
           if (quick && (si == 4 || si == 5 || (windows[wi] != 3 && windows[wi] != 35)))
             continue;
           const int *lay = layouts[(case_no + si) % 4];
-          gfx_enhance_params p = case_params (windows[wi], case_no / 3 % 2, case_no / 5 % 2);
+          gfx_enhance_params p = test_enhance_case (windows[wi], case_no / 3 % 2, case_no / 5 % 2);
           long enhanced = 0;
           int ok = gpu_case (sizes[si][0], sizes[si][1], lay[0], lay[1], depths[di], p, &enhanced);
           CHECK (ok, "GPU = CPU: %dx%d %s %d ch, n=%d, %s, rule %s (%ld enhanced)",
@@ -449,7 +429,7 @@ test_gpu (void)
   gfx_error err;
   gfx_run_info info;
   gfx_image_alloc (&in, 50, 40, 1, false, GFX_U8, &err);
-  gfx_enhance_params p = defaults ();
+  gfx_enhance_params p = test_enhance_defaults ();
   p.backend = GFX_BACKEND_AUTO;
   gfx_status st = gfx_enhance (&in, &out, &mask, &p, NULL, &info, &err);
   CHECK (st == GFX_OK && info.used == GFX_BACKEND_CPU && strstr (info.note, "injected"),

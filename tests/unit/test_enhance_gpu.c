@@ -10,6 +10,7 @@
 
 #include "../../common/enhance.h"
 #include "check.h"
+#include "support_enhance.h"
 #include "support_images.h"
 
 #ifdef GFX_HAVE_CUDA
@@ -21,20 +22,6 @@ static void
 fill (gfx_image *img)
 {
   test_fill_patches (img, &rnd_state, 11, 6, 0);
-}
-
-static gfx_enhance_params
-params (int window, int per_channel, int rule)
-{
-  gfx_enhance_params p;
-  gfx_params_defaults (&gfx_enhance_param_set, &p);
-  p.backend = GFX_BACKEND_CPU;
-  p.window = window, p.per_channel = per_channel, p.rule = rule, p.gain = 2.5;
-  if (rule == GFX_RULE_3RD)
-    p.k0 = 0.8, p.k1 = 0.05, p.k2 = 1.0;
-  else
-    p.k0 = 0.1, p.k1 = 0.8, p.k2 = 0.05, p.k3 = 1.0;
-  return p;
 }
 
 /* 1 when the GPU gives the CPU's output (and mask, when asked for) on this case. */
@@ -98,7 +85,7 @@ test_knobs (int quick)
               continue;
             const int *l = lay[case_no % 4];
             int rule = case_no / 4 % 2;
-            gfx_enhance_params p = params (windows[wi], l[2], rule);
+            gfx_enhance_params p = test_enhance_case (windows[wi], l[2], rule);
             long enhanced = 0;
             int ok = same (sizes[si][0], sizes[si][1], l[0], l[1], GFX_U8, p, l[3], &enhanced);
             CHECK (ok,
@@ -130,7 +117,7 @@ test_big_windows (int quick)
           {
             if (quick && wi != 2)
               continue;
-            gfx_enhance_params p = params (windows[wi], 0, (si + wi) % 2);
+            gfx_enhance_params p = test_enhance_case (windows[wi], 0, (si + wi) % 2);
             long enhanced = 0;
             int ok = same (sizes[si][0], sizes[si][1], 1, 0, GFX_U8, p, 1, &enhanced);
             CHECK (ok,
@@ -158,7 +145,7 @@ test_depths (int quick)
           {
             if (quick && wi != 0)
               continue;
-            gfx_enhance_params p = params (windows[wi], wi == 1, di);
+            gfx_enhance_params p = test_enhance_case (windows[wi], wi == 1, di);
             long enhanced = 0;
             int ok = same (517, 131, wi == 2 ? 1 : 3, 0, depths[di], p, 1, &enhanced);
             CHECK (ok, "GPU = CPU, kernel=%d: 517x131 %s, n=%d (%ld enhanced)", t + 1,
