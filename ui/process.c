@@ -3,6 +3,7 @@
 #include "dialog.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static gboolean
 wants_mask (const gfx_ui_proc *proc, const void *values)
@@ -43,13 +44,17 @@ gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const vo
   if (st != GFX_OK)
     return gfx_ui_pdb_status (st);
 
+  /* Test hook: a cancel before the work starts must leave the drawable untouched.
+   * GPUFX_TEST_CANCEL=dialog cancels only runs started from a dialog (they bring a
+   * monitor), so a batch call in the same session can still store the last values. */
+  const char *test_cancel = g_getenv ("GPUFX_TEST_CANCEL");
+  gboolean cancel_now = test_cancel && (strcmp (test_cancel, "dialog") != 0 || mon);
   gfx_ui_monitor local = { 0 };
   if (!mon)
     mon = &local;
   if (!mon->progress_text)
     mon->progress_text = _(proc->filter->title);
-  /* Test hook: a cancel before the work starts must leave the drawable untouched. */
-  if (g_getenv ("GPUFX_TEST_CANCEL"))
+  if (cancel_now)
     gfx_ui_monitor_cancel (mon);
   gfx_filter_run run = { 0 };
   run.mask = wants_mask (proc, values) ? &mask : NULL;
