@@ -2,18 +2,9 @@
  * and printing one result row, as a table line or as TSV for bench/bench.py. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "../common/pool.h"
 #include "cmd_bench_internal.h"
-
-static double
-now_s (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 static int
 cmp_double (const void *a, const void *b)
@@ -43,9 +34,9 @@ time_apply (const gfx_filter *f, const gfx_image *in, const void *values, int re
     {
       gfx_image out = { 0 };
       gfx_filter_run run = { 0 };
-      double t0 = now_s ();
+      double t0 = gfx_seconds ();
       st = f->apply (in, &out, values, &run, err);
-      double dt = now_s () - t0;
+      double dt = gfx_seconds () - t0;
       if (st == GFX_OK && (i >= 0 || dt > BENCH_SLOW_S))
         t[n++] = dt;
       if (i < 0 && dt > BENCH_SLOW_S && repeat > 2)

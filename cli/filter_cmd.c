@@ -1,9 +1,9 @@
 /* `gpufx FILTER IN OUT [options]`, written once over gfx_filter (see cli.h). */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../common/pool.h"
 #include "cli.h"
 
 /* A progress line on stderr once the run has taken about a second. */
@@ -13,19 +13,11 @@ typedef struct {
   double start, last_line, after; /* after: seconds before the line appears */
 } progress_line;
 
-static double
-now (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 static void
 report (void *ctx, double fraction)
 {
   progress_line *p = ctx;
-  double t = now ();
+  double t = gfx_seconds ();
   if (p->quiet || t - p->start < p->after)
     return;
   if (p->tty)
@@ -42,7 +34,7 @@ static void
 progress_end (progress_line *p)
 {
   if (p->shown && p->tty)
-    fprintf (stderr, "\rgpufx %s: done in %.1f s\n", p->cmd, now () - p->start);
+    fprintf (stderr, "\rgpufx %s: done in %.1f s\n", p->cmd, gfx_seconds () - p->start);
   p->shown = false;
 }
 
@@ -93,7 +85,7 @@ run (const cli_filter *f, const cli_args *args, const void *values)
 {
   const char *cmd = f->filter->name;
   const char *after = getenv ("GPUFX_PROGRESS_AFTER"); /* tests set 0 */
-  progress_line line = { cmd, args->quiet, isatty (2), false, now (), 0.0,
+  progress_line line = { cmd, args->quiet, isatty (2), false, gfx_seconds (), 0.0,
                          after ? atof (after) : 1.0 };
   gfx_image in, out = { 0 }, mask = { 0 };
   gfx_error err;

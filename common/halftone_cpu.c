@@ -14,7 +14,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "halftone_cpu.h"
 #include "halftone_internal.h"
@@ -37,23 +36,15 @@ abandoned (void *ctx)
   return true;
 }
 
-static double
-now_s (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
-
 int
 gfx_halftone_wait (job *j, band_progress *above, int need, double *waited)
 {
   int have = atomic_load_explicit (&above->done.value, memory_order_acquire);
   if (have >= need)
     return have;
-  double t0 = now_s ();
+  double t0 = gfx_seconds ();
   have = gfx_counter_wait (&above->done, need, abandoned, j);
-  *waited += now_s () - t0;
+  *waited += gfx_seconds () - t0;
   return have;
 }
 
@@ -115,7 +106,7 @@ static void
 worker (void *ctx, int id, int n_workers)
 {
   job *j = ctx;
-  double start = now_s (), waited = 0;
+  double start = gfx_seconds (), waited = 0;
   for (;;)
     {
       int g = atomic_fetch_add (&j->next_band, 1);
@@ -132,7 +123,7 @@ worker (void *ctx, int id, int n_workers)
       if (!gfx_halftone_band (j, &b))
         return;
       gfx_progress_update (j->progress, (double) (g + 1) / j->total_bands); /* owner only */
-      if (n_workers > 1 && retire (j, waited, now_s () - start))
+      if (n_workers > 1 && retire (j, waited, gfx_seconds () - start))
         {
           atomic_fetch_add_explicit (&gfx_halftone_retired, 1, memory_order_relaxed);
           /* Worker 0 makes the progress reports: it follows the others' bands asleep. */

@@ -196,3 +196,11 @@ gfx_counter_wait (gfx_counter *c, int need, bool (*stop) (void *ctx), void *ctx)
     }
   return have;
 }
+
+double
+gfx_seconds (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}

@@ -11,6 +11,9 @@
 /* Number of worker threads to use: the online cores, or GPUFX_THREADS if set (>= 1). */
 int gfx_threads (void);
 
+/* Seconds on the monotonic clock (for timing runs and waits; the origin is arbitrary). */
+double gfx_seconds (void);
+
 /* Threads for one job of `size` (in the caller's units): GPUFX_THREADS when it is set
  * (tests and batch jobs get exactly what they ask); else 1 when size < small (starting
  * and joining threads would cost more than they give); else gfx_threads(), or, for

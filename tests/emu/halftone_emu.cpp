@@ -121,9 +121,7 @@ st_relaxed_gpu (unsigned long long *p, unsigned long long v)
 static inline unsigned long long
 ld_slot (const unsigned long long *p)
 {
-  std::this_thread::yield ();
-  return std::atomic_ref<unsigned long long> (*const_cast<unsigned long long *> (p)).load (
-    std::memory_order_relaxed);
+  return ld_relaxed_gpu (p); /* on the CPU both are a relaxed load */
 }
 static inline void
 st_slot (unsigned long long *p, unsigned long long v)
