@@ -161,10 +161,12 @@ spin (const char *name)
   return w;
 }
 
+/* The row's label is the parameter's own, as in every other dialog. */
 static void
-attach (GtkWidget *table, int row, const char *label, GtkWidget *w)
+attach (GtkWidget *table, int row, const char *name, GtkWidget *w)
 {
-  gimp_table_attach_aligned (GTK_TABLE (table), 0, row, label, 0.0, 0.5, w, 1, TRUE);
+  const gfx_param_desc *d = gfx_params_find (&gfx_identify_param_set, name);
+  gimp_table_attach_aligned (GTK_TABLE (table), 0, row, _(d->label), 0.0, 0.5, w, 1, TRUE);
 }
 
 static void
@@ -193,10 +195,10 @@ gfx_identify_dialog_build (gfx_dialog *dlg, GtkWidget *box)
   gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (ui->automatic), TRUE);
   gtk_widget_set_sensitive (ui->sharp, FALSE);
   gtk_table_attach_defaults (GTK_TABLE (table), ui->automatic, 0, 2, 0, 1);
-  attach (table, 1, _("_Sharp reference:"), ui->sharp);
-  attach (table, 2, _("Mask _rows:"), ui->rows);
-  attach (table, 3, _("Mask _columns:"), ui->cols);
-  attach (table, 4, _("_Method:"), ui->method);
+  attach (table, 1, "sharp-drawable", ui->sharp);
+  attach (table, 2, "mask-rows", ui->rows);
+  attach (table, 3, "mask-cols", ui->cols);
+  attach (table, 4, "method", ui->method);
   GtkWidget *button = gtk_button_new_with_mnemonic (_("_Identify"));
   ui->report = gtk_label_new (NULL);
   ui->picture = gtk_image_new ();
