@@ -4,9 +4,10 @@
  * totals reduction and the statistics kernel; the device-to-device copy of the same bytes
  * measured in the same run; the time of a whole call (transfers included); the CPU path
  * for reference; a bit-exact check of GPU against CPU.  `--sweep` also times the
- * statistics kernel's speed knobs (tile kernel, columns per thread, strip rows).
- * `--profile`: only one call per window (n = 3, 31) on the strip kernel, then on the tile
- * kernel, for a profiler (ncu).
+ * statistics kernel's speed knobs (tile kernel, columns per thread, strip rows, the n = 3
+ * kernel's rows per warp).
+ * `--profile`: only one call per window (n = 3, 31) on the automatic kernels, then on the
+ * tile kernel, for a profiler (ncu).
  * Usage: build/bench/enhance_gpu [--sweep | --profile] [WIDTH HEIGHT [REPEATS]] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,7 +98,7 @@ one_window (const gfx_image *in, int n, int reps, double copy_ms, int sweep)
   for (size_t i = 0; i < bytes; i++)
     enhanced += ((uint8_t *) cmask.pixels)[i] != 0;
   int same = !memcmp (gpu.pixels, cpu.pixels, bytes) && !memcmp (gmask.pixels, cmask.pixels, bytes);
-  printf ("n=%-3d kernels %.4f ms = %.2f x copy (totals %.4f ms, statistics %.4f ms); "
+  printf ("n=%-3d kernels %.4f ms = %.2f x copy (separate kernels: totals %.4f ms, statistics %.4f ms); "
           "one call: kernels %.4f ms (min %.4f), with transfers %.3f ms; "
           "CPU (%d threads) %.1f ms; GPU %s CPU; %.1f%% enhanced\n",
           n, all, all / copy_ms, tot, sta, call_kernel, k[0], call_total, gfx_threads (), cpu_ms,
@@ -108,7 +109,8 @@ one_window (const gfx_image *in, int n, int reps, double copy_ms, int sweep)
       static const int knobs[][4] = { { 1, 0, 0, 0 },  { 2, 4, 4, 0 },  { 2, 4, 8, 0 },
                                       { 2, 4, 16, 0 }, { 2, 4, 32, 0 }, { 2, 4, 8, 1 },
                                       { 2, 4, 16, 1 }, { 2, 8, 8, 0 },  { 2, 8, 16, 0 },
-                                      { 2, 16, 8, 0 } };
+                                      { 2, 16, 8, 0 }, { 3, 0, 2, 0 },  { 3, 0, 4, 0 },
+                                      { 3, 0, 8, 0 },  { 3, 0, 16, 0 } };
       enum { N_KNOBS = sizeof knobs / sizeof knobs[0] };
       printf ("  statistics kernel alone by knob (tile, or strip cols/rows[/direct stores], ms):");
       for (int i = 0; i < N_KNOBS; i++)
@@ -117,6 +119,11 @@ one_window (const gfx_image *in, int n, int reps, double copy_ms, int sweep)
           double ms = time_of (in, &p, GFX_ENH_TIME_STATS, reps);
           if (knobs[i][0] == 1)
             printf (" tile %.4f", ms);
+          else if (knobs[i][0] == 3)
+            {
+              if (n == 3)
+                printf (" n3/%d %.4f", knobs[i][2], ms);
+            }
           else
             printf (" %d/%d%s %.4f", knobs[i][1], knobs[i][2], knobs[i][3] ? "/d" : "", ms);
         }
@@ -125,6 +132,18 @@ one_window (const gfx_image *in, int n, int reps, double copy_ms, int sweep)
               time_of (in, &p, GFX_ENH_TIME_ALL, reps));
       gfx_cuda_enhance_set_tuning (2, 0, 0, 0, 0, &err);
       printf (" plain start %.4f ms\n", time_of (in, &p, GFX_ENH_TIME_ALL, reps));
+      if (n == 3)
+        {
+          gfx_cuda_enhance_set_tuning (3, 0, 0, 1, 0, &err);
+          printf ("  whole sequence: totals + n = 3 kernel, overlapped start %.4f ms;",
+                  time_of (in, &p, GFX_ENH_TIME_ALL, reps));
+          gfx_cuda_enhance_set_tuning (3, 0, 0, 0, 0, &err);
+          printf (" plain start %.4f ms;", time_of (in, &p, GFX_ENH_TIME_ALL, reps));
+          gfx_cuda_enhance_set_tuning (4, 0, 0, 0, 0, &err);
+          printf (" fused kernel %.4f ms;", time_of (in, &p, GFX_ENH_TIME_ALL, reps));
+          gfx_cuda_enhance_set_tuning (1, 0, 0, 0, 0, &err);
+          printf (" tile kernel %.4f ms\n", time_of (in, &p, GFX_ENH_TIME_ALL, reps));
+        }
       gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
     }
   free (k), free (t);
@@ -161,12 +180,12 @@ main (int argc, char **argv)
       for (int i = 0; i < 4; i++)
         {
           p.window = wins[i];
-          gfx_cuda_enhance_set_tuning (i < 2 ? 2 : 1, 0, 0, 0, 0, &err);
+          gfx_cuda_enhance_set_tuning (i < 2 ? 0 : 1, 0, 0, 0, 0, &err);
           if (gfx_cuda_enhance (&in, &out, NULL, &p, NULL, &err) != GFX_OK)
             printf ("GPU error: %s\n", err.msg);
         }
       gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
-      printf ("profile: n = 3, 31 (strip kernel), 3, 31 (tile kernel) on %d x %d\n", w, h);
+      printf ("profile: n = 3, 31 (automatic kernels), 3, 31 (tile kernel) on %d x %d\n", w, h);
       gfx_image_free (&out);
       gfx_image_free (&in);
       return 0;

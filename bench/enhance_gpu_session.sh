@@ -5,8 +5,9 @@
 # call per window; logs under $OUT.
 #   here:  bench/enhance_gpu_session.sh prepare [BUILD]   (default build/h-enh; copies the
 #          statically linked binaries into .gpurun_enh/)
-#   there: run tool, command "bash bench/enhance_gpu_session.sh run", carry [".gpurun_enh"]
-#          (SKIP_NCU=1 or SKIP_SAN=1 leave those parts out)
+#   there: run tool, command "bash bench/enhance_gpu_session.sh run [PARTS]", carry
+#          [".gpurun_enh"]; PARTS: any of tests (both tests), gputest (the GPU test alone),
+#          bench, san, ncu; default all but gputest (SKIP_NCU=1 or SKIP_SAN=1 leave those out)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/gpu_session_lib.sh"
@@ -26,26 +27,37 @@ if [ "${1:-}" = prepare ]; then
 fi
 cd "$dir" || exit 1
 out=${OUT:-/tmp}
+shift # "run"; then the parts to run (default: all): tests bench san ncu
+parts=" ${*:-tests bench san ncu} "
 session_device "$out"
-for t in test_enhance test_enhance_gpu; do
-  echo "== $t (full)"
-  timeout 120 ./$t > "$out/$t.log" 2>&1; echo "$t rc=$?"
-  session_log "$t" "$out" 20
-done
-echo "== bench"
-timeout 90 ./enhance_gpu --sweep 2>&1 | tee "$out/bench.log"
-if [ -z "${SKIP_SAN:-}" ]; then
+if [[ $parts == *" tests "* ]]; then
+  for t in test_enhance test_enhance_gpu; do
+    echo "== $t (full)"
+    timeout 120 ./$t > "$out/$t.log" 2>&1; echo "$t rc=$?"
+    session_log "$t" "$out" 20
+  done
+fi
+if [[ $parts == *" gputest "* ]]; then # the GPU test alone
+  echo "== test_enhance_gpu (full)"
+  timeout 120 ./test_enhance_gpu > "$out/test_enhance_gpu.log" 2>&1; echo "test_enhance_gpu rc=$?"
+  session_log test_enhance_gpu "$out" 20
+fi
+if [[ $parts == *" bench "* ]]; then
+  echo "== bench"
+  timeout 90 ./enhance_gpu --sweep 2>&1 | tee "$out/bench.log"
+fi
+if [[ $parts == *" san "* ]] && [ -z "${SKIP_SAN:-}" ]; then
   GFX_TEST_QUICK=1 session_sanitize "$out" 90 ./test_enhance_gpu
 fi
-if [ -z "${SKIP_NCU:-}" ]; then
+if [[ $parts == *" ncu "* ]] && [ -z "${SKIP_NCU:-}" ]; then
   echo "== ncu"
   timeout 150 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
     --section WarpStateStats --section SourceCounters --section LaunchStats --section Occupancy \
-    --import-source yes -o "$out/enh" \
-    -k 'regex:strip_kernel|reduce_kernel|tile_kernel' ./enhance_gpu --profile > "$out/ncu.log" 2>&1
+    --section InstructionStats --import-source yes -o "$out/enh" \
+    -k 'regex:strip_kernel|reduce_kernel|tile_kernel|win3_kernel|fused3_kernel' ./enhance_gpu --profile > "$out/ncu.log" 2>&1
   echo "ncu rc=$?"
   ncu -i "$out/enh.ncu-rep" > "$out/ncu.txt" 2>&1
-  grep -E "strip_kernel|reduce_kernel|tile_kernel|^    Duration|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued" "$out/ncu.txt" | head -80
+  grep -E "strip_kernel|reduce_kernel|tile_kernel|win3_kernel|fused3_kernel|^    Duration|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Executed Ipc A|Issue Slots Busy|Executed Instructions  " "$out/ncu.txt" | head -90
   # per-instruction counts and stall samples, SASS with source lines (if this ncu can print them)
   timeout 60 ncu -i "$out/enh.ncu-rep" --page source --csv --print-source sass > "$out/ncu_source.csv" 2>&1
   echo "ncu source page rc=$? ($(wc -l < "$out/ncu_source.csv") lines)"

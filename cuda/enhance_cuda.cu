@@ -1,6 +1,7 @@
 /* GPU local enhance, host side.  Per decision plane: keys (skipped when a single
  * 8/16-bit channel is its own key), the reduction (totals and thresholds), the statistics
- * kernel.  A single 8/16-bit channel is written straight by the statistics kernel; other
+ * kernel; for n = 3 on 8-bit keys that fit the GPU's shared memory, one fused kernel does
+ * both.  A single 8/16-bit channel is written straight by the statistics kernel; other
  * layouts go through decision planes and the apply kernel.  Device buffers are kept
  * between calls (grown as needed) and all dropped after any failure, so a later call
  * starts clean. */
@@ -142,10 +143,6 @@ launch_all (const Plan &pl, const gfx_enhance_params *p, int sms, gfx_error *err
             CUDA_TRY ((enh_launch_keys<T, KT> (d_in, (KT *) cache.key.p, pl.n, pl.ch, pl.lum,
                                                plane, cache.stream)));
         }
-      if (what != GFX_ENH_TIME_STATS)
-        CUDA_TRY (enh_launch_reduce<KT> (key, pl.n, ra, st, sms, cache.stream));
-      if (what == GFX_ENH_TIME_TOTALS)
-        continue;
       EnhSink<KT> sink = {};
       if (pl.direct)
         {
@@ -155,6 +152,18 @@ launch_all (const Plan &pl, const gfx_enhance_params *p, int sms, gfx_error *err
         }
       else
         sink.dec = (uint8_t *) cache.dec.p + (size_t) plane * pl.n;
+      if constexpr (sizeof (KT) == 1)
+        if (what == GFX_ENH_TIME_ALL && pl.r == 1 && (tuning.kernel == 0 || tuning.kernel == 4))
+          {
+            bool done = false;
+            CUDA_TRY (enh_launch_fused3 (key, pl.w, pl.h, ra, st, sink, cache.stream, &done));
+            if (done)
+              continue;
+          }
+      if (what != GFX_ENH_TIME_STATS)
+        CUDA_TRY (enh_launch_reduce<KT> (key, pl.n, ra, st, sms, cache.stream));
+      if (what == GFX_ENH_TIME_TOTALS)
+        continue;
       CUDA_TRY (enh_launch_stats<KT> (key, pl.w, pl.h, pl.r, st, sink, cache.rp.p, tuning,
                                       cache.stream));
     }
@@ -246,9 +255,8 @@ gfx_cuda_enhance_set_tuning (int kernel, int cols, int strip, int overlap, int s
     return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: store = %d, allowed 0 or 1", store);
   if (overlap < 0 || overlap > 1)
     return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: overlap = %d, allowed 0 or 1", overlap);
-  if (kernel < 0 || kernel > 2)
-    return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: kernel = %d, allowed 0, 1 or 2",
-                     kernel);
+  if (kernel < 0 || kernel > 4)
+    return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: kernel = %d, allowed 0..4", kernel);
   if (cols != 0 && cols != 4 && cols != 8 && cols != 16)
     return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: cols = %d, allowed 0, 4, 8 or 16",
                      cols);

@@ -70,8 +70,10 @@ cudaError_t enh_launch_apply (const T *in, T *out, const uint8_t *dec, const uin
                               uint8_t *mask, ApplyArgs a, cudaStream_t s);
 
 /* Speed knobs of the statistics kernels (0 = automatic); they never change results.
- * kernel: 1 the shared-memory tile kernel, 2 the strip kernel (8-bit keys, r <= 16 only);
- * automatic: the tile kernel (the strip kernel measured slower on an H100).  cols:
+ * kernel: 1 the shared-memory tile kernel, 2 the strip kernel (8-bit keys, r <= 16 only),
+ * 3 the n = 3 kernel (8-bit keys, r = 1 only; other cases take the automatic choice),
+ * 4 the fused n = 3 kernel where it fits, else as 3; automatic: as 4, else the tile
+ * kernel (the strip kernel measured slower on an H100).  cols:
  * columns per strip-kernel thread (4, 8 or 16; automatic 4); strip: rows per strip-kernel
  * block (automatic 16 or 32); overlap: 1 lets the strip kernel start while the totals
  * kernel ends (programmatic dependent launch; automatic off, measured slower); store: 1
@@ -94,6 +96,21 @@ cudaError_t enh_launch_stats (const KT *key, int w, int h, int r, const EnhState
 cudaError_t enh_launch_strip (const uint8_t *key, int w, int h, int r, EnhStripTuning tune,
                               const EnhState *st, EnhSink<uint8_t> sink, cudaStream_t s);
 int enh_strip_rows (EnhStripTuning tune, int r);
+
+/* The n = 3 kernel (enhance_win3.cu): 8-bit keys, r = 1; tune.strip picks the rows per
+ * warp (0: 4; below 4: 2; below 8: 4; below 16: 8; else 16), tune.overlap as for the
+ * strip kernel.  enh_win3_fits: the grid's rows fit a launch. */
+cudaError_t enh_launch_win3 (const uint8_t *key, int w, int h, EnhStripTuning tune,
+                             const EnhState *st, EnhSink<uint8_t> sink, cudaStream_t s);
+int enh_win3_seg (EnhStripTuning tune);
+
+/* n = 3 for 8-bit keys, totals and statistics in one cooperative kernel
+ * (enhance_fused3.cu), when the key plane fits the shared memory of all SMs; *done says
+ * whether it was launched (if not, and no error, the caller runs the separate kernels).
+ * It uses st->part as scratch and writes st->th as the totals kernel does. */
+cudaError_t enh_launch_fused3 (const uint8_t *key, int w, int h, RuleArgs ra, EnhState *st,
+                               EnhSink<uint8_t> sink, cudaStream_t s, bool *done);
+int enh_win3_fits (int h, EnhStripTuning tune);
 
 size_t enh_rowprefix_bytes (int w, int h, int key_bytes, int r);
 

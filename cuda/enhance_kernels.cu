@@ -7,6 +7,9 @@
 namespace {
 
 constexpr int RED_THREADS = 256, RED_UNROLL = 4, APPLY_THREADS = 256;
+/* Reduction blocks resident per SM: 2048 threads, so that one round of RED_UNROLL 16-byte
+ * loads per thread has the whole 12 MB seed image in flight at once. */
+constexpr int RED_BLOCKS_PER_SM = 8;
 
 /* --- keys ----------------------------------------------------------------------------- */
 
@@ -84,7 +87,7 @@ block_sum64 (unsigned long long v, unsigned long long *scratch)
  * block to finish adds up the partials and writes the thresholds.  Per-thread 64-bit
  * sums hold: the launcher gives each thread at most 2^15 keys. */
 template <class KT>
-__global__ void __launch_bounds__ (RED_THREADS)
+__global__ void __launch_bounds__ (RED_THREADS, RED_BLOCKS_PER_SM)
 reduce_kernel (const KT *__restrict__ key, size_t n, RuleArgs ra, EnhState *st)
 {
   __shared__ gfx_u128 scratch[RED_THREADS / 32];
@@ -244,7 +247,7 @@ enh_launch_reduce (const KT *key, size_t n, RuleArgs ra, EnhState *st, int sms, 
   /* Enough blocks to keep every SM streaming, few enough that the last block's pass over
    * the partials is short, and at most 2^15 keys per thread (2^23 per block) so the
    * 64-bit per-thread sums of k^2 (k^2 <= 2^48) cannot overflow. */
-  size_t want = (n + 4095) / 4096, cap = (size_t) sms * 4, need = (n + (1u << 23) - 1) >> 23;
+  size_t want = (n + 4095) / 4096, cap = (size_t) sms * RED_BLOCKS_PER_SM, need = (n + (1u << 23) - 1) >> 23;
   size_t blocks = want < cap ? want : cap;
   blocks = blocks < need ? need : blocks < 1 ? 1 : blocks;
   if (blocks > ENH_MAX_BLOCKS)

@@ -9,7 +9,7 @@
 namespace {
 
 constexpr int TILE_W = 64, TILE_H = 64, TILE_THREADS = 256, TILE_MAX_R = 16;
-constexpr int HSEG = 8;                                   /* columns per horizontal slide */
+
 constexpr int VSEG = TILE_H / (TILE_THREADS / TILE_W);    /* rows per vertical slide */
 constexpr int WALK_THREADS = 128, WALK_STRIP = 128; /* rows per walker: parallelism */
 constexpr int LOAD_BATCH = 4, LOAD_COLS = (TILE_W + 2 * TILE_MAX_R + 31) / 32;
@@ -58,6 +58,22 @@ __device__ __forceinline__ int
 refl (int i, int len)
 {
   return i >= 0 && i < len ? i : gfx_enh_reflect (i, len);
+}
+
+/* Columns per horizontal slide (8, 16 or 32): each slide first sums 2r + 1 keys, so the
+ * length that makes the busiest thread's work, rounds x (2r + length), least. */
+__host__ __device__ inline int
+tile_hseg (int r)
+{
+  int best = 8, cost = 1 << 30;
+  for (int seg = 8; seg <= TILE_W / 2; seg *= 2)
+    {
+      int jobs = (TILE_H + 2 * r) * (TILE_W / seg);
+      int c = (jobs + TILE_THREADS - 1) / TILE_THREADS * (2 * r + seg);
+      if (c < cost)
+        best = seg, cost = c;
+    }
+  return best;
 }
 
 /* Shared-memory row pitch of the input tile, in elements: an odd number of 32-bit words,
@@ -123,10 +139,11 @@ tile_kernel (const KT *__restrict__ key, int w, int h, int r, const EnhState *st
           }
     }
   __syncthreads ();
-  /* Horizontal: each job slides along HSEG outputs of one row; lanes take rows. */
-  for (int job = tid; job < th2 * (TILE_W / HSEG); job += TILE_THREADS)
+  /* Horizontal: each job slides along hseg outputs of one row; lanes take rows. */
+  const int hseg = tile_hseg (r);
+  for (int job = tid; job < th2 * (TILE_W / hseg); job += TILE_THREADS)
     {
-      int row = job % th2, c0 = job / th2 * HSEG;
+      int row = job % th2, c0 = job / th2 * hseg;
       const KT *src = tin + row * pin + c0;
       S1 a1 = 0;
       S2 a2 = 0;
@@ -140,7 +157,7 @@ tile_kernel (const KT *__restrict__ key, int w, int h, int r, const EnhState *st
       S2 *d2 = h2 + row * ph + c0;
       d1[0] = a1;
       d2[0] = a2;
-      for (int i = 1; i < HSEG; i++)
+      for (int i = 1; i < hseg; i++)
         {
           KT kin = src[i + 2 * r], kout = src[i - 1];
           a1 += (S1) kin - (S1) kout;
@@ -312,6 +329,9 @@ enh_launch_stats (const KT *key, int w, int h, int r, const EnhState *st, EnhSin
 {
   typedef typename EnhSums<KT>::S1 S1;
   typedef typename EnhSums<KT>::S2 S2;
+  if constexpr (sizeof (KT) == 1)
+    if ((tune.kernel == 0 || tune.kernel >= 3) && r == 1 && enh_win3_fits (h, tune))
+      return enh_launch_win3 (key, w, h, tune, st, sink, stream);
   if constexpr (sizeof (KT) == 1)
     if (tune.kernel == 2 && r >= 1 && r <= ENH_STRIP_MAX_R
         && (h + enh_strip_rows (tune, r) - 1) / enh_strip_rows (tune, r) <= 65535)

@@ -1,6 +1,8 @@
 /* GPU local enhance against the CPU path, bit for bit, over the GPU's speed knobs
- * (gfx_cuda_enhance_set_tuning: tile or strip kernel, columns per strip-kernel thread,
- * rows per strip-kernel block, overlapped or plain start, staged or direct stores), for sizes around the kernels' block and strip edges, windows
+ * (gfx_cuda_enhance_set_tuning: tile, strip, n = 3 or fused n = 3 kernel, columns per
+ * strip-kernel thread, rows per strip-kernel block or n = 3 warp, overlapped or plain
+ * start, staged or direct stores), for sizes around the kernels' block and strip edges,
+ * windows
  * on both sides of the 32-bit / 64-bit decision and of the small / large window paths,
  * n larger than the image, 8-bit gray (written by the statistics kernel itself, with and
  * without a mask) and 8-bit colour (decision planes, luminance and per channel), and a
@@ -52,11 +54,13 @@ same (int w, int h, int ch, int alpha, gfx_depth depth, gfx_enhance_params p, in
   return ok;
 }
 
-/* kernel (0 auto, 1 tile, 2 strip), cols, strip, overlap, store */
+/* kernel (0 auto, 1 tile, 2 strip, 3 n = 3, 4 fused n = 3), cols, strip, overlap, store */
 static const int knobs[][5] = { { 0, 0, 0, 0, 0 },    { 1, 0, 0, 0, 0 },   { 2, 8, 1, 0, 0 },
                                 { 2, 4, 7, 1, 1 },    { 2, 16, 16, 0, 0 }, { 2, 16, 64, 1, 0 },
                                 { 2, 8, 4096, 0, 1 }, { 2, 0, 0, 1, 0 },   { 2, 4, 3, 0, 0 },
-                                { 2, 8, 32, 1, 1 },   { 2, 0, 0, 0, 0 },   { 2, 0, 0, 0, 1 } };
+                                { 2, 8, 32, 1, 1 },   { 2, 0, 0, 0, 0 },   { 2, 0, 0, 0, 1 },
+                                { 3, 0, 0, 0, 0 },    { 3, 0, 2, 1, 0 },   { 3, 0, 8, 0, 0 },
+                                { 3, 0, 16, 1, 0 },   { 4, 0, 0, 0, 0 } };
 enum { N_KNOBS = sizeof knobs / sizeof knobs[0] };
 
 static void
@@ -81,7 +85,8 @@ test_knobs (int quick)
         for (int wi = 0; wi < n_win; wi++, case_no++)
           {
             if (quick
-                && (si == 5 || si == 6 || wi % 3 != 0 || (k != 0 && k != 3 && k != 5 && k != 11)))
+                && (si == 5 || si == 6 || wi % 3 != 0
+                    || (k != 0 && k != 3 && k != 5 && k != 11 && k != 13 && k != 15)))
               continue;
             const int *l = lay[case_no % 4];
             int rule = case_no / 4 % 2;
@@ -165,9 +170,9 @@ test_tuning_refused (void)
   CHECK (gfx_cuda_enhance_set_tuning (0, 0, 5000, 0, 0, &err) == GFX_ERR_PARAM
            && strstr (err.msg, "strip"),
          "tuning strip = 5000 refused: %s", err.msg);
-  CHECK (gfx_cuda_enhance_set_tuning (3, 0, 0, 0, 0, &err) == GFX_ERR_PARAM
+  CHECK (gfx_cuda_enhance_set_tuning (5, 0, 0, 0, 0, &err) == GFX_ERR_PARAM
            && strstr (err.msg, "kernel"),
-         "tuning kernel = 3 refused: %s", err.msg);
+         "tuning kernel = 5 refused: %s", err.msg);
   CHECK (gfx_cuda_enhance_set_tuning (0, 0, 0, 2, 0, &err) == GFX_ERR_PARAM
            && strstr (err.msg, "overlap"),
          "tuning overlap = 2 refused: %s", err.msg);
