@@ -5,6 +5,9 @@
  * output once), plus the structural floor (the bytes this method must move through the
  * quadrant planes, at the copy's bandwidth), and a bit-exact check against the CPU at
  * 1024 x 1024.
+ * Methods: 1 one warp per 32-row group, 2 split (a recursion warp and a feeder warp per
+ * group; the default for 3x3).  End to end: the whole gfx_cuda_iir call (device buffers,
+ * both transfers, kernels), host clock.
  * Usage: build/bench/iir_gpu [WIDTH HEIGHT [REPEATS]]
  *        build/bench/iir_gpu --ncu [WIDTH HEIGHT]: one u8 and one float run at auto tuning
  *        (for a profiler). */
@@ -14,6 +17,7 @@
 
 #include "../common/backend.h"
 #include "../common/iir.h"
+#include "../common/pool.h"
 #include "bench_util.h"
 
 #ifdef GFX_HAVE_CUDA
@@ -52,11 +56,12 @@ filter_3x3 (gfx_iir_filter *f)
       f->a[q][i] = a[i] * sb / sa, f->b[q][i] = b[i];
 }
 
+/* Median kernel time in ms; *e2e (may be NULL): median wall time of the whole call. */
 static double
 median_kernel_ms (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
-                  gfx_cuda_iir_tuning t, int reps)
+                  gfx_cuda_iir_tuning t, int reps, double *e2e)
 {
-  double ms[64];
+  double ms[64], wall[64];
   gfx_error err;
   gfx_cuda_timing tm;
   if (gfx_cuda_iir (f, in, out, &t, &tm, &err) != GFX_OK) /* warm-up */
@@ -66,9 +71,13 @@ median_kernel_ms (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
     }
   for (int r = 0; r < reps; r++)
     {
+      double t0 = gfx_seconds ();
       gfx_cuda_iir (f, in, out, &t, &tm, &err);
+      wall[r] = (gfx_seconds () - t0) * 1e3;
       ms[r] = tm.kernel_ms;
     }
+  if (e2e)
+    *e2e = gfx_bench_median (wall, reps);
   return gfx_bench_median (ms, reps);
 }
 
@@ -140,23 +149,25 @@ main (int argc, char **argv)
   printf ("chain floor (%d dependent steps): %.4f ms\n", W + H, chain);
   printf ("memory floor (read + write once): u8 %.4f ms, f32 %.4f ms\n", mem_u8, mem_f32);
   /* One 32-row group per quadrant (no hand-off: the time of W + 31 steps of one warp),
-   * then 8 groups (7 hand-offs on the chain). */
-  for (int rows = 32; rows <= 256; rows *= 8)
-    {
-      gfx_image in, out;
-      if (gfx_image_alloc (&in, W, rows, 1, false, GFX_U8, &err) != GFX_OK)
-        return 1;
-      fill (&in);
-      gfx_image_clone (&out, &in, NULL);
-      for (int c = 8; c <= 16; c += 8)
-        {
-          double ms = median_kernel_ms (&f, &in, &out, (gfx_cuda_iir_tuning) { 0, c }, reps);
-          printf ("u8 %d x %d, chunk %d: %.4f ms, %.1f ns per step of %d\n", W, rows, c, ms,
-                  ms * 1e6 / (W + 31 + (rows / 32 - 1) * (32 + 2 * c)), W + 31 + (rows / 32 - 1) * (32 + 2 * c));
-        }
-      gfx_image_free (&in);
-      gfx_image_free (&out);
-    }
+   * then 8 groups (7 hand-offs on the chain), for each method. */
+  for (int m = 1; m <= 2; m++)
+    for (int rows = 32; rows <= 256; rows *= 8)
+      {
+        gfx_image in, out;
+        if (gfx_image_alloc (&in, W, rows, 1, false, GFX_U8, &err) != GFX_OK)
+          return 1;
+        fill (&in);
+        gfx_image_clone (&out, &in, NULL);
+        for (int c = 8; c <= 16; c += 8)
+          {
+            double ms = median_kernel_ms (&f, &in, &out, (gfx_cuda_iir_tuning) { 0, c, m, 0 },
+                                          reps, NULL);
+            printf ("method %d u8 %d x %d, chunk %d: %.4f ms, %.1f ns per step of %d\n", m, W,
+                    rows, c, ms, ms * 1e6 / (W + 31), W + 31);
+          }
+        gfx_image_free (&in);
+        gfx_image_free (&out);
+      }
   for (int d = 0; d < 2; d++)
     {
       gfx_depth depth = d ? GFX_F32 : GFX_U8;
@@ -165,26 +176,32 @@ main (int argc, char **argv)
         return 1;
       fill (&in);
       gfx_image_clone (&out, &in, NULL);
-      double best = 1e30;
-      double def = median_kernel_ms (&f, &in, &out, (gfx_cuda_iir_tuning) { 0, 0 }, reps);
+      double best = 1e30, e2e = 0;
+      double def = median_kernel_ms (&f, &in, &out, (gfx_cuda_iir_tuning) { 0, 0, 0, 0 }, reps,
+                                     &e2e);
       static const int warps[] = { 1, 2, 4, 8 }, chunks[] = { 8, 16 };
-      for (int c = 0; c < 2; c++)
-        for (int w = 0; w < 4; w++)
-          {
-            gfx_cuda_iir_tuning t = { warps[w], chunks[c] };
-            double ms = median_kernel_ms (&f, &in, &out, t, 3);
-            printf ("  %s chunk %d warps/block %d: %.4f ms\n", gfx_depth_name (depth),
-                    chunks[c], warps[w], ms);
-            best = ms < best && ms > 0 ? ms : best;
-          }
+      for (int m = 1; m <= 2; m++)
+        for (int c = 0; c < 2; c++)
+          for (int w = 0; w < 4; w++)
+            for (int l = 0; l < (m == 2 ? 3 : 1); l++)
+              {
+                /* split: all blocks that fit per SM, then one pair, then two per SMSP */
+                int per_sm = l == 0 ? 0 : (4 * l + warps[w] - 1) / warps[w];
+                gfx_cuda_iir_tuning t = { warps[w], chunks[c], m, per_sm };
+                double ms = median_kernel_ms (&f, &in, &out, t, 3, NULL);
+                printf ("  %s method %d chunk %d %s/block %d blocks/SM %d: %.4f ms\n",
+                        gfx_depth_name (depth), m, chunks[c], m == 1 ? "warps" : "pairs",
+                        warps[w], per_sm, ms);
+                best = ms < best && ms > 0 ? ms : best;
+              }
       double bpp = d ? 4 : 1, mem = d ? mem_f32 : mem_u8;
       /* x read by 4 quadrants, 4 float planes written and read back, output written. */
       double structural = mem * (4 * bpp + 32 + bpp) / (2 * bpp);
       double floor = chain > mem ? chain : mem;
       printf ("%s: kernel %.4f ms (auto tuning), best %.4f ms; max(chain, memory) floor "
-              "%.4f ms -> ratio %.2f; structural floor %.4f ms -> ratio %.2f\n",
-              gfx_depth_name (depth), def, best, floor, def / floor, structural,
-              def / structural);
+              "%.4f ms -> ratio %.2f; structural floor %.4f ms -> ratio %.2f; end to end "
+              "%.2f ms\n", gfx_depth_name (depth), def, best, floor, def / floor, structural,
+              def / structural, e2e);
       gfx_image_free (&in);
       gfx_image_free (&out);
     }

@@ -5,7 +5,7 @@
 #   here:  bench/iir_gpu_session.sh prepare   (builds .gpurun_iir/runner from build/h-iir;
 #          NOMAKE=1: link the library as it is)
 #   there: run tool, command "bash bench/iir_gpu_session.sh run [PARTS]", carry [".gpurun_iir"]
-#          PARTS: any of test san bench ncu (default: all four, in that order)
+#          PARTS: any of test san bench ncu sass (default: test san bench ncu, in that order)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/gpu_session_lib.sh"
@@ -38,7 +38,7 @@ for part in $parts; do
   case $part in
     test)
       echo "== test (full)"
-      timeout 100 ./runner > "$out/test.log" 2>&1; echo "test rc=$?"
+      timeout ${TEST_LIMIT:-100} ./runner > "$out/test.log" 2>&1; echo "test rc=$?"
       session_log test "$out" 40 ;;
     san)
       session_sanitize "$out" 90 ./runner --small ;;
@@ -46,17 +46,19 @@ for part in $parts; do
       cuobjdump -sass ./runner | gzip -9 > "$out/runner.sass.gz"; ls -la "$out/runner.sass.gz" ;;
     bench)
       echo "== bench"
-      timeout 100 ./runner bench 2>&1 | tee "$out/bench.log" ;;
+      timeout 120 ./runner bench 2>&1 | tee "$out/bench.log"
+      echo "== bench 2048"
+      timeout 40 ./runner bench 2048 2048 2>&1 | tee "$out/bench2048.log" ;;
     ncu)
       echo "== ncu"
-      timeout 120 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
+      timeout ${NCU_LIMIT:-120} ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
         --section WarpStateStats --section SchedulerStats --section Occupancy \
         --section LaunchStats --section ComputeWorkloadAnalysis --section InstructionStats \
         --section SourceCounters -k regex:iir_ -c 4 -o "$out/iir" ./runner bench --ncu \
         > "$out/ncu_run.log" 2>&1; echo "ncu rc=$?"; tail -5 "$out/ncu_run.log"
       ncu -i "$out/iir.ncu-rep" --print-summary none > "$out/ncu.txt" 2>&1
       ncu -i "$out/iir.ncu-rep" --page source --csv --print-source sass \
-        --kernel-name regex:iir_quadrants --launch-count 1 > "$out/source.csv" 2>&1
+        --kernel-name regex:iir_split --launch-count 1 > "$out/source.csv" 2>&1
       gzip -9 "$out/source.csv"; ls -la "$out"
       rm -f "$out/iir.ncu-rep"
       grep -E "iir_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Registers|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|L1/TEX Hit|L2 Hit|Executed Ipc A" \

@@ -34,8 +34,8 @@
 
 #include <cstring>
 
-#include "../common/iir_kernels.h"
 #include "cuda_check.h"
+#include "cuda_iir_internal.h"
 
 namespace
 {
@@ -43,26 +43,16 @@ namespace
 constexpr unsigned FULL = 0xffffffffu;
 constexpr int AUTO_WARPS = 4;
 constexpr int AUTO_CHUNK = 16; /* columns per chunk: 8 or 16 */
-/* Not-yet-written boundary word: a signalling NaN (arithmetic only makes quiet ones). */
-constexpr unsigned long long SENTINEL = 0x7ff4dead0000beefull;
+constexpr int AUTO_PAIRS = 2;  /* split kernel: warp pairs (groups) per block */
+constexpr int AUTO_SPLIT_CHUNK = 8;
+constexpr unsigned long long SENTINEL = GFX_IIR_SENTINEL;
 constexpr int MAX_WARPS = 8;   /* per block: keeps the register budget of the 7x7 windows */
 constexpr int RING = 64;       /* columns of the shared rings: >= CH + 32, a power of 2 */
 
 __constant__ double c_a[GFX_IIR_QUADRANTS][GFX_IIR_W * GFX_IIR_W];
 __constant__ double c_b[GFX_IIR_QUADRANTS][GFX_IIR_W * GFX_IIR_W];
 
-struct Args
-{
-  const void *in;
-  gfx_depth depth;
-  int W, H, channels, colours;
-  int m1, m2;
-  int groups, tasks;
-  float *planes;  /* [colour][quadrant][H][W], image frame */
-  unsigned long long *bnd; /* [colour][quadrant][group][m1 - 1][W]: last rows of each
-                              group (double bits), SENTINEL until written */
-  int *ticket;
-};
+using Args = IirArgs;
 
 /* One warp's shared memory: the input and output rings (frame column c at slot
  * c & (RING - 1); lane l's accesses at one step, column t - l, hit 32 different banks) and
@@ -76,28 +66,16 @@ struct WarpSmem
   double ax[MR > 1 ? MR - 1 : 1][CH], ay[MR > 1 ? MR - 1 : 1][CH];
 };
 
-/* Raw input sample (its bits, not yet converted: the load stays in flight until the value
- * is used) at (n1, n2) of quadrant q's frame, rows clamped to the image (edge rule). */
 __device__ __forceinline__ unsigned
 load_raw (const Args &A, int q, int ch, int n1, int n2)
 {
-  n1 = n1 < 0 ? 0 : n1;
-  int row = q >= 2 ? A.H - 1 - n1 : n1, col = (q == 1 || q == 2) ? A.W - 1 - n2 : n2;
-  size_t i = ((size_t) row * A.W + col) * A.channels + ch;
-  switch (A.depth)
-    {
-    case GFX_U8: return __ldg ((const uint8_t *) A.in + i);
-    case GFX_U16: return __ldg ((const uint16_t *) A.in + i);
-    default: return __float_as_uint (__ldg ((const float *) A.in + i));
-    }
+  return gfx_iir_load_raw (A, q, ch, n1, n2);
 }
 
-/* The sample's value (gfx_iir_from_u8 / _u16, as the CPU path reads it); raw 0 is 0. */
 __device__ __forceinline__ float
 raw_value (gfx_depth depth, unsigned v)
 {
-  return depth == GFX_U8 ? gfx_iir_from_u8 ((uint8_t) v)
-       : depth == GFX_U16 ? gfx_iir_from_u16 ((uint16_t) v) : __uint_as_float (v);
+  return gfx_iir_raw_value (depth, v);
 }
 
 /* The group's rows at frame columns c0 .. c0 + CH - 1 into registers: load i covers
@@ -416,9 +394,25 @@ warp_smem (int m1, int m2)
                    : size <= 5 ? sizeof (WarpSmem<5, CH>) : sizeof (WarpSmem<7, CH>);
 }
 
+/* The split kernel (3x3), after the sentinel fill. */
 gfx_status
-launch (const Args &A, int warps_per_block, int chunk, size_t bnd_words, void *d_out,
-        cudaStream_t stream, gfx_error *err)
+launch_split (const Args &A, int pairs, int chunk, int limit, cudaStream_t stream,
+              gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  int per_sm = 0;
+  CUDA_TRY (gfx_iir_split_launch (A, pairs, chunk, limit, stream, &per_sm));
+  if (per_sm < 1)
+    return gfx_fail (err, GFX_ERR_GPU, "gfx_cuda_iir: a block of %d threads does not fit on "
+                     "this GPU (registers or shared memory); use fewer warps per block",
+                     64 * pairs);
+fail:
+  return status;
+}
+
+gfx_status
+launch (const Args &A, bool split, int warps_per_block, int chunk, int limit,
+        size_t bnd_words, void *d_out, cudaStream_t stream, gfx_error *err)
 {
   gfx_status status = GFX_OK;
   int device, sms, per_sm = 0, optin = 0;
@@ -428,32 +422,41 @@ launch (const Args &A, int warps_per_block, int chunk, size_t bnd_words, void *d
   int threads;
   CUDA_TRY (cudaGetDevice (&device));
   CUDA_TRY (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_TRY (cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if ((size_t) warps_per_block * per_warp > (size_t) optin) /* a speed knob: fewer warps */
-    warps_per_block = (int) (optin / per_warp) > 0 ? (int) (optin / per_warp) : 1;
-  smem = warps_per_block * per_warp;
-  threads = 32 * warps_per_block;
-  CUDA_TRY (cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int) smem));
-  CUDA_TRY (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel, threads, smem));
-  if (per_sm < 1)
-    return gfx_fail (err, GFX_ERR_GPU, "gfx_cuda_iir: a block of %d threads does not fit on "
-                     "this GPU (registers or shared memory); use fewer warps per block",
-                     threads);
-  {
-    int blocks = (A.tasks + warps_per_block - 1) / warps_per_block;
-    if (blocks > per_sm * sms)
-      blocks = per_sm * sms; /* persistent: warps loop over tickets */
-    if (bnd_words)
-      {
-        fill_sentinel<<<sms * 4, 256, 0, stream>>> (A.bnd, bnd_words);
-        CUDA_TRY_LAUNCH ();
-      }
-    kernel<<<blocks, threads, smem, stream>>> (A);
-    CUDA_TRY_LAUNCH ();
-    iir_mean<<<sms * 8, 256, 0, stream>>> (A, d_out);
-    CUDA_TRY_LAUNCH ();
-  }
+  if (bnd_words)
+    {
+      fill_sentinel<<<sms * 4, 256, 0, stream>>> (A.bnd, bnd_words);
+      CUDA_TRY_LAUNCH ();
+    }
+  if (split)
+    {
+      status = launch_split (A, warps_per_block, chunk, limit, stream, err);
+      if (status != GFX_OK)
+        return status;
+    }
+  else
+    {
+      CUDA_TRY (cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                        device));
+      if ((size_t) warps_per_block * per_warp > (size_t) optin) /* a speed knob: fewer warps */
+        warps_per_block = (int) (optin / per_warp) > 0 ? (int) (optin / per_warp) : 1;
+      smem = warps_per_block * per_warp;
+      threads = 32 * warps_per_block;
+      CUDA_TRY (cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int) smem));
+      CUDA_TRY (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel, threads,
+                                                               smem));
+      if (per_sm < 1)
+        return gfx_fail (err, GFX_ERR_GPU, "gfx_cuda_iir: a block of %d threads does not fit "
+                         "on this GPU (registers or shared memory); use fewer warps per block",
+                         threads);
+      int blocks = (A.tasks + warps_per_block - 1) / warps_per_block;
+      if (blocks > per_sm * sms)
+        blocks = per_sm * sms; /* persistent: warps loop over tickets */
+      kernel<<<blocks, threads, smem, stream>>> (A);
+      CUDA_TRY_LAUNCH ();
+    }
+  iir_mean<<<sms * 8, 256, 0, stream>>> (A, d_out);
+  CUDA_TRY_LAUNCH ();
 fail:
   return status;
 }
@@ -465,10 +468,20 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
               const gfx_cuda_iir_tuning *tuning, gfx_cuda_timing *timing, gfx_error *err)
 {
   gfx_status status = GFX_OK;
-  int warps = tuning && tuning->warps_per_block ? tuning->warps_per_block : AUTO_WARPS;
-  int chunk = tuning && tuning->chunk ? tuning->chunk : AUTO_CHUNK;
+  int method = tuning ? tuning->method : 0;
+  if (method < 0 || method > 2)
+    return gfx_fail (err, GFX_ERR_PARAM, "method = %d: 0 (auto), 1 (one warp per group) or 2 "
+                     "(split, 3x3 masks)", method);
+  bool split = method != 1 && gfx_iir_split_fits (f->m1, f->m2);
+  int warps = tuning && tuning->warps_per_block ? tuning->warps_per_block
+            : split ? AUTO_PAIRS : AUTO_WARPS;
+  int chunk = tuning && tuning->chunk ? tuning->chunk : split ? AUTO_SPLIT_CHUNK : AUTO_CHUNK;
   if (warps < 1 || warps > MAX_WARPS)
     return gfx_fail (err, GFX_ERR_PARAM, "warps per block = %d: 0 (auto) or 1 to %d", warps, MAX_WARPS);
+  int limit = tuning ? tuning->per_sm : 0;
+  if (limit < 0 || limit > 32)
+    return gfx_fail (err, GFX_ERR_PARAM, "blocks per SM = %d: 0 (all that fit) or 1 to 32",
+                     limit);
   if (chunk != 8 && chunk != 16)
     return gfx_fail (err, GFX_ERR_PARAM, "chunk = %d columns: 0 (auto), 8 or 16", chunk);
   if (gfx_cuda_fault_injected ("gfx_cuda_iir"))
@@ -506,11 +519,19 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
         ca[q][i] = f->a[q][i], cb[q][i] = f->b[q][i];
     CUDA_TRY (cudaMemcpyToSymbolAsync (c_a, ca, sizeof ca, 0, cudaMemcpyHostToDevice, stream));
     CUDA_TRY (cudaMemcpyToSymbolAsync (c_b, cb, sizeof cb, 0, cudaMemcpyHostToDevice, stream));
+    if (split)
+      {
+        double sa[GFX_IIR_QUADRANTS][9] = {}, sb[GFX_IIR_QUADRANTS][9] = {};
+        for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+          for (int i = 0; i < 9; i++)
+            sa[q][i] = f->a[q][i], sb[q][i] = f->b[q][i];
+        CUDA_TRY (gfx_iir_split_coefs (sa, sb, stream));
+      }
     CUDA_TRY (cudaMemcpyAsync (d_in, in->pixels, bytes, cudaMemcpyHostToDevice, stream));
     CUDA_TRY (cudaStreamSynchronize (stream)); /* the constants are read from host memory */
     CUDA_TRY (cudaEventRecord (ev[1], stream));
     CUDA_TRY (cudaMemsetAsync (A.ticket, 0, sizeof (int), stream));
-    status = launch (A, warps, chunk, bnd_words, d_out, stream, err);
+    status = launch (A, split, warps, chunk, limit, bnd_words, d_out, stream, err);
     if (status != GFX_OK)
       goto fail;
     CUDA_TRY (cudaEventRecord (ev[2], stream));

@@ -1,7 +1,9 @@
 /* GPU quadrant IIR filter (SPEC section 3): a skewed row wavefront, one thread per row of
- * a quadrant, 32-row groups per warp taken from an atomic ticket in start order, hand-off
- * between groups through the boundary rows themselves (64-bit words that start as a
- * sentinel); the four quadrants and all colour channels run concurrently.  Output bit-identical to gfx_iir_filter_cpu. */
+ * a quadrant, 32-row groups taken from an atomic ticket in start order, hand-off between
+ * groups through the boundary rows themselves (64-bit words that start as a sentinel); the
+ * four quadrants and all colour channels run concurrently.  3x3 masks run on a split
+ * kernel (a recursion warp and a feeder warp per group), other masks on one warp per group.
+ * Output bit-identical to gfx_iir_filter_cpu. */
 #ifndef GFX_CUDA_IIR_H
 #define GFX_CUDA_IIR_H
 
@@ -16,9 +18,12 @@ extern "C" {
 
 /* Speed knobs; they never change the result.  0 = automatic. */
 typedef struct {
-  int warps_per_block; /* 1..8 (auto 4) */
+  int warps_per_block; /* groups per block, 1..8 (auto: 4, split kernel 2) */
   int chunk;           /* columns per chunk (staging, output and hand-off unit): 8 or 16
-                          (auto 16) */
+                          (auto: 16, split kernel 8) */
+  int method;          /* 0 auto, 1 one warp per group, 2 split (3x3 masks only; other
+                          masks take 1) */
+  int per_sm;          /* split: blocks resident per SM at most, 0..32 (0: all that fit) */
 } gfx_cuda_iir_tuning;
 
 /* Filters every colour channel of `in` into `out` (allocated by the caller with the same

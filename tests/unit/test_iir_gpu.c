@@ -1,6 +1,6 @@
 /* CPU == GPU, bit for bit, for the quadrant IIR filter: sizes 1x1, 1xN, Nx1, odd and
- * multi-group, masks 1x1 to 7x7, every depth and layout, every tuning value (warps per
- * block, chunk) across sizes and masks; plus the
+ * multi-group, masks 1x1 to 7x7, every depth and layout, every tuning value (method, warps
+ * or pairs per block, chunk) across sizes and masks; plus the
  * backend rules (fallback note, injected fault).  SKIPs with the reason without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,13 +84,14 @@ sweep_tuning (void)
   iir_random_filter (&f, 3, 3, 0.9);
   gfx_image in;
   iir_random_image (&in, 301, 203, 2, true, GFX_F32);
-  for (int w = 0; w < 8; w++)
-    for (int c = 0; c < 2; c++)
-      {
-        gfx_cuda_iir_tuning t = { warps[w], chunks[c] };
-        CHECK (same_bits (&f, &in, &t, why, sizeof why), "gpu == cpu bits at warps per "
-               "block %d, chunk %d: %s", warps[w], chunks[c], why);
-      }
+  for (int m = 1; m <= 2; m++) /* one warp per group; split (3x3) */
+    for (int w = 0; w < 8; w++)
+      for (int c = 0; c < 2; c++)
+        {
+          gfx_cuda_iir_tuning t = { warps[w], chunks[c], m, w % 2 };
+          CHECK (same_bits (&f, &in, &t, why, sizeof why), "gpu == cpu bits at method %d, "
+                 "warps per block %d, chunk %d: %s", m, warps[w], chunks[c], why);
+        }
   gfx_image_free (&in);
   /* Sizes around the chunk (8, 16), ring (64) and group (32 rows) boundaries, thin and
    * single-pixel images, masks 1..7 x 1..7 (all kernel variants, the exact 3x3 one too). */
@@ -107,15 +108,27 @@ sweep_tuning (void)
           iir_random_filter (&f, m1, m2, 0.8);
           int d = (s + m1 + m2) % 3, channels = 1 + (s + m1) % 4;
           iir_random_image (&in, sizes[s][1], sizes[s][0], channels, channels % 2 == 0, d);
-          gfx_cuda_iir_tuning t = { warps[(s + m2) % 8], chunks[(s + m1 + m2) % 2] };
+          gfx_cuda_iir_tuning t = { warps[(s + m2) % 8], chunks[(s + m1 + m2) % 2], 0,
+                                    s % 3 };
           CHECK (same_bits (&f, &in, &t, why, sizeof why), "gpu == cpu bits: %dx%d, mask "
-                 "%dx%d, %s, %d channels, warps %d, chunk %d: %s", sizes[s][0], sizes[s][1],
-                 m1, m2, gfx_depth_name (d), channels, t.warps_per_block, t.chunk, why);
-          gfx_image_free (&in);
+                 "%dx%d, %s, %d channels, warps %d, chunk %d, blocks per SM %d: %s",
+                 sizes[s][0], sizes[s][1], m1, m2, gfx_depth_name (d), channels,
+                 t.warps_per_block, t.chunk, t.per_sm, why);
           n++;
+          if (m1 == 3 && m2 == 3) /* 3x3 runs split by default: the other kernel too */
+            {
+              t.method = 1;
+              CHECK (same_bits (&f, &in, &t, why, sizeof why), "gpu == cpu bits: %dx%d, "
+                     "mask 3x3, %s, %d channels, one warp per group, warps %d, chunk %d: %s",
+                     sizes[s][0], sizes[s][1], gfx_depth_name (d), channels,
+                     t.warps_per_block, t.chunk, why);
+              n++;
+            }
+          gfx_image_free (&in);
         }
   printf ("# %d size x mask x tuning cases\n", n);
-  gfx_cuda_iir_tuning bad = { 9, 0 }, bad_chunk = { 0, 24 };
+  gfx_cuda_iir_tuning bad = { 9, 0, 0, 0 }, bad_chunk = { 0, 24, 0, 0 }, bad_method = { 0, 0, 3, 0 },
+                      bad_sm = { 0, 0, 0, 33 };
   gfx_image out;
   gfx_error err;
   iir_random_image (&in, 8, 8, 1, false, GFX_U8);
@@ -124,6 +137,10 @@ sweep_tuning (void)
            && strstr (err.msg, "1 to 8"), "warps per block 9 refused: %s", err.msg);
   CHECK (gfx_cuda_iir (&f, &in, &out, &bad_chunk, NULL, &err) == GFX_ERR_PARAM
            && strstr (err.msg, "8 or 16"), "chunk 24 refused: %s", err.msg);
+  CHECK (gfx_cuda_iir (&f, &in, &out, &bad_method, NULL, &err) == GFX_ERR_PARAM
+           && strstr (err.msg, "method"), "method 3 refused: %s", err.msg);
+  CHECK (gfx_cuda_iir (&f, &in, &out, &bad_sm, NULL, &err) == GFX_ERR_PARAM
+           && strstr (err.msg, "1 to 32"), "33 blocks per SM refused: %s", err.msg);
   gfx_image_free (&in);
   gfx_image_free (&out);
 }
@@ -142,6 +159,17 @@ large_rgb (void)
       iir_random_image (&in, 1031, 777, 3, false, d);
       CHECK (same_bits (&f, &in, NULL, why, sizeof why), "gpu == cpu bits: 1031x777 RGB %s "
              "(auto tuning): %s", gfx_depth_name (d), why);
+      gfx_image_free (&in);
+    }
+  /* More groups than resident warps (pairs): warps loop over tickets and wait on groups
+     that started later than their own first one. */
+  for (int m = 1; m <= 2; m++)
+    {
+      gfx_image in;
+      gfx_cuda_iir_tuning t = { 1, 8, m, 1 };
+      iir_random_image (&in, 37, 40009, 1, false, GFX_U8);
+      CHECK (same_bits (&f, &in, &t, why, sizeof why), "gpu == cpu bits: 40009 rows x 37 u8, "
+             "method %d, 1 warp (pair) per block: %s", m, why);
       gfx_image_free (&in);
     }
 }
@@ -193,10 +221,10 @@ main (int argc, char **argv)
       iir_random_filter (&f, 3, 3, 0.8);
       gfx_image in;
       iir_random_image (&in, 70, 75, 2, true, GFX_U16);
-      gfx_cuda_iir_tuning t[] = { { 2, 16 }, { 3, 8 } };
-      for (int i = 0; i < 2; i++)
+      gfx_cuda_iir_tuning t[] = { { 2, 16, 0, 0 }, { 3, 8, 0, 1 }, { 2, 16, 1, 0 } };
+      for (int i = 0; i < 3; i++)
         CHECK (same_bits (&f, &in, &t[i], why, sizeof why), "small case under the sanitizer, "
-               "chunk %d: %s", t[i].chunk, why);
+               "chunk %d, method %d: %s", t[i].chunk, t[i].method, why);
       iir_random_filter (&f, 5, 2, 0.8);
       CHECK (same_bits (&f, &in, NULL, why, sizeof why), "small case under the sanitizer, "
              "mask 5x2: %s", why);
