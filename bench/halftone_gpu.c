@@ -124,12 +124,44 @@ one (char **a)
   return r ? 1 : 0;
 }
 
+/* The rows kernel's rows per thread K and warps per block, and the strip kernel. */
+static void
+rows_sweep (const gfx_image *in)
+{
+  const int bs[] = { 32, 64, 128 };
+  printf ("\nFS %d x %d gray, kernel ms by rows per thread K and block size (margin 0):\n"
+          "| K | block 32 | 64 | 128 |\n|---|---|---|---|\n", in->width, in->height);
+  for (int k = 2; k <= 4; k++)
+    {
+      char v[2] = { (char) ('0' + k), 0 };
+      setenv ("GPUFX_HALFTONE_ROWS", v, 1);
+      printf ("| %d |", k);
+      for (int b = 0; b < 3; b++)
+        {
+          double kms, tms;
+          if (time_gpu (in, GFX_KERNEL_FS, bs[b], 0, 5, &kms, &tms) == 0)
+            printf (" %.3f |", kms);
+          else
+            printf (" err |");
+          fflush (stdout);
+        }
+      printf ("\n");
+    }
+  unsetenv ("GPUFX_HALFTONE_ROWS");
+  double kms, tms;
+  setenv ("GPUFX_HALFTONE_GPU", "strip", 1);
+  if (time_gpu (in, GFX_KERNEL_FS, 0, -1, 3, &kms, &tms) == 0)
+    printf ("strip kernel (one row a thread), auto: %.3f ms\n", kms);
+  unsetenv ("GPUFX_HALFTONE_GPU");
+}
+
 static void
 sweep (int quick)
 {
   int n = quick ? 2048 : 8192;
   gfx_image in = noise_image (n, n, 1);
-  const int bs[] = { 32, 64, 128, 256, 512, 1024 }, mg[] = { 0, 16, 64, 100000 };
+  rows_sweep (&in);
+  const int bs[] = { 32, 64, 96, 128, 256, 1024 }, mg[] = { 0, 16, 64, 100000 };
   printf ("\nFS %d x %d gray, kernel ms by block size (rows) and margin:\n| block |", n, n);
   for (int m = 0; m < 4; m++)
     printf (" m=%d |", mg[m]);
@@ -140,7 +172,7 @@ sweep (int quick)
       for (int m = 0; m < 4; m++)
         {
           double kms, tms;
-          if (mg[m] == 100000 && bs[b] < 512)
+          if (mg[m] == 100000 && bs[b] < 256)
             {
               printf (" - |");
               continue;

@@ -2,9 +2,12 @@
 # GPU halftone on a lent GPU machine, in one call: the byte-exact test (full), the bench
 # with the block-size x margin sweep, then compute-sanitizer memcheck / synccheck on the
 # quick test and racecheck on the tiny one (GPUFX_TEST_QUICK=2); logs under $OUT.
-#   here:  bench/halftone_gpu_session.sh prepare     (builds .gpurun_ht/runner, ~33 MiB;
-#          BUILD=dir picks the build folder, build/h-ht by default)
-#   there: run tool, command "bash bench/halftone_gpu_session.sh run", carry [".gpurun_ht"]
+#   here:  bench/halftone_gpu_session.sh prepare     (builds .gpurun_ht/runner.gz, ~18 MiB:
+#          the runner itself, ~61 MiB, is too close to the carry limit; BUILD=dir picks the
+#          build folder, build/h-ht by default)
+#   there: run tool, command "bash bench/halftone_gpu_session.sh run [PARTS]", carry
+#          [".gpurun_ht"]; PARTS (default "test bench sanitize"): any of test, test-nolarge,
+#          bench, sanitize, res (registers and spills of the kernels)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/gpu_session_lib.sh"
@@ -15,20 +18,38 @@ if [ "${1:-}" = prepare ]; then
   session_exclude .gpurun_ht
   make -j2 BUILD="$build" core || exit 1
   mkdir -p "$dir"
+  rm -f "$dir/runner" "$dir/runner.gz"
   cc -O2 -std=c11 -D_GNU_SOURCE -pthread -ffp-contract=off -DGFX_HAVE_CUDA \
     bench/halftone_gpu_runner.c "$build/libgfxcore.a" -o "$dir/runner" $GPU_RUNNER_LIBS \
-    && strip "$dir/runner" && du -sh "$dir"
+    && strip "$dir/runner" && gzip -6 "$dir/runner" && du -sh "$dir"
   exit $?
 fi
-cd "$dir" || exit 1
+shift
+parts=${*:-test bench sanitize}
 out=${OUT:-/tmp}
+bin=$(mktemp -d)/runner
+gzip -dc "$dir/runner.gz" > "$bin" && chmod +x "$bin" || exit 1
+cd "$(dirname "$bin")" || exit 1
 session_device "$out"
-echo "== test (full)"
-timeout 200 ./runner > "$out/test.log" 2>&1; echo "test rc=$?"
-session_log test "$out" 30
-echo "== bench"
-timeout 150 ./runner bench --sweep 2>&1 | tee "$out/bench.log"
-# racecheck instruments every shared access of the spinning hand-offs: the tiny case set
-GPUFX_TEST_QUICK=1 RACE_ENV=GPUFX_TEST_QUICK=2 session_sanitize "$out" 150 ./runner
-cuobjdump -sass -fun _ZN5gfxht15halftone_kernelILi0ELb1ELi0ELi256EEEvNS_6ParamsE ./runner \
-  > "$out/fs.sass" 2>&1; wc -l "$out/fs.sass"
+for part in $parts; do
+  case $part in
+    test|test-nolarge)
+      echo "== $part"
+      lg=1; [ "$part" = test-nolarge ] && lg=0
+      GPUFX_TEST_LARGE=$lg timeout ${T_TEST:-200} ./runner > "$out/$part.log" 2>&1; echo "$part rc=$?"
+      session_log "$part" "$out" 30 ;;
+    bench)
+      echo "== bench"
+      timeout ${T_BENCH:-150} ./runner bench --sweep 2>&1 | tee "$out/bench.log" ;;
+    sanitize)
+      # racecheck instruments every shared access of the spinning hand-offs: tiny cases
+      GPUFX_TEST_QUICK=1 RACE_ENV=GPUFX_TEST_QUICK=2 session_sanitize "$out" ${T_SAN:-150} ./runner ;;
+    res)
+      cuobjdump -res-usage ./runner 2>/dev/null | grep -A1 'halftone_rows_kernel' \
+        | grep -o 'Function [^:]*\|REG:[0-9]*\|STACK:[0-9]*\|LOCAL:[0-9]*' | paste - - - - \
+        | sed 's/Function //' > "$out/res.txt"
+      grep 'ILi0ELb1ELi0E' "$out/res.txt" | head; wc -l "$out/res.txt"
+      cuobjdump -sass -fun _ZN5gfxht20halftone_rows_kernelILi0ELb1ELi0ELi3EEEvNS_7RParamsE \
+        ./runner > "$out/fs_rows3.sass" 2>&1; wc -l "$out/fs_rows3.sass" ;;
+  esac
+done

@@ -1,4 +1,7 @@
-/* gfx_cuda_halftone: the host side of the GPU error diffusion (see halftone_kernel.cuh).
+/* gfx_cuda_halftone: the host side of the GPU error diffusion.  Two kernels: the rows
+ * kernel (halftone_rows.cuh, K rows a thread, the default) and the strip kernel
+ * (halftone_kernel.cuh, one row a thread); GPUFX_HALFTONE_GPU=strip picks the latter,
+ * GPUFX_HALFTONE_ROWS=2..4 the rows per thread of FS levels 2 u8 (bench).
  * A small cached context keeps the stream, events, device buffers and pinned staging
  * buffers between calls; calls are serialised by its mutex. */
 #include "cuda_halftone.h"
@@ -12,6 +15,7 @@
 #include "cuda_check.h"
 #include "halftone_bench.h"
 #include "halftone_kernel.cuh"
+#include "halftone_rows.cuh"
 #include "halftone_setup.cuh"
 
 using namespace gfxht;
@@ -22,6 +26,7 @@ namespace
 constexpr size_t STAGE_BYTES = (size_t) 8 << 20; /* one pinned staging band */
 constexpr int AUTO_BLOCK = 128;                  /* rows per strip: one warp per SM scheduler */
 constexpr int AUTO_MARGIN = 0;
+constexpr int FS_ROWS_K = 3; /* rows per thread of FS levels 2 u8 (measured best on H100) */
 
 struct Context
 {
@@ -179,14 +184,47 @@ check_args (const gfx_image *in, const gfx_image *out, int kernel, int levels, i
   return GFX_OK;
 }
 
-/* Runs the kernel on the device buffers (already filled); records k0/k1 around it. */
+rows_fn
+pick_rows (int kernel, bool l2, int depth, int k)
+{
+  switch (kernel)
+    {
+    case GFX_KERNEL_FS: return pick_rows_fs (l2, depth, k);
+    case GFX_KERNEL_JJN: return pick_rows_jjn (l2, depth, k);
+    case GFX_KERNEL_STUCKI: return pick_rows_stucki (l2, depth, k);
+    case GFX_KERNEL_BURKES: return pick_rows_burkes (l2, depth, k);
+    case GFX_KERNEL_SIERRA: return pick_rows_sierra (l2, depth, k);
+    case GFX_KERNEL_SIERRA2: return pick_rows_sierra2 (l2, depth, k);
+    case GFX_KERNEL_SIERRA_LITE: return pick_rows_sierra_lite (l2, depth, k);
+    default: return pick_rows_atkinson (l2, depth, k);
+    }
+}
+
+/* Which kernel: the rows kernel unless GPUFX_HALFTONE_GPU=strip. */
+bool
+use_rows (void)
+{
+  const char *e = getenv ("GPUFX_HALFTONE_GPU");
+  return !(e && !strcmp (e, "strip"));
+}
+
+/* Rows per thread of the rows kernel: ROWS_K, or GPUFX_HALFTONE_ROWS (2..4) for FS
+ * levels 2 u8, the bench's case (the other combinations are built for ROWS_K only). */
+int
+rows_k (int kernel, int levels, int depth)
+{
+  const char *e = getenv ("GPUFX_HALFTONE_ROWS");
+  int k = e ? atoi (e) : FS_ROWS_K;
+  if (kernel == GFX_KERNEL_FS && levels == 2 && depth == GFX_U8 && k >= 2 && k <= 4)
+    return k;
+  return ROWS_K;
+}
+
+/* The boundary words (grown, zeroed when new) and a fresh epoch for one launch. */
 gfx_status
-launch (Params &p, int kernel, int depth, int bs, gfx_error *err)
+boundary (size_t words, gfx_error *err)
 {
   gfx_status status = GFX_OK;
-  kernel_fn fn = pick (kernel, p.levels == 2, depth, bs > 256);
-  size_t smem = smem_bytes (bs / 32);
-  size_t words = (size_t) p.nch * p.nstrips * 2 * p.width;
   if (ctx.bnd_words < words)
     {
       void *b = ctx.d_bnd;
@@ -203,6 +241,51 @@ launch (Params &p, int kernel, int depth, int bs, gfx_error *err)
       ctx.epoch = 1;
       CUDA_TRY (cudaMemsetAsync (ctx.d_bnd, 0, ctx.bnd_words * 8, ctx.stream));
     }
+  return GFX_OK;
+fail:
+  return status;
+}
+
+/* The rows kernel: block size bs maps to warps per block (rows_warps), each warp a strip
+ * of 32 K rows with its own ticket. */
+gfx_status
+launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  const int k = rows_k (kernel, levels, in->depth);
+  RParams p;
+  fill_rparams (p, in, kernel, levels, k, margin, rows_in_bytes (gfx_image_bytes (in)));
+  rows_fn fn = pick_rows (kernel, levels == 2, in->depth, k);
+  const int nw = rows_warps (bs, k, p.sb);
+  const size_t smem = (size_t) nw * p.warp_smem;
+  const int warps = p.nch * p.nst;
+  if ((status = boundary ((size_t) warps * 2 * p.width, err)))
+    return status;
+  p.in = ctx.d_in;
+  p.out = ctx.d_out;
+  p.bnd = ctx.d_bnd;
+  p.ticket = ctx.d_ticket;
+  p.epoch = ctx.epoch;
+  CUDA_TRY (cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  CUDA_TRY (cudaMemsetAsync (ctx.d_ticket, 0, sizeof (unsigned), ctx.stream));
+  CUDA_TRY (cudaEventRecord (ctx.k0, ctx.stream));
+  fn<<<(warps + nw - 1) / nw, 32 * nw, smem, ctx.stream>>> (p);
+  CUDA_TRY_LAUNCH ();
+  CUDA_TRY (cudaEventRecord (ctx.k1, ctx.stream));
+  return GFX_OK;
+fail:
+  return status;
+}
+
+/* Runs the kernel on the device buffers (already filled); records k0/k1 around it. */
+gfx_status
+launch (Params &p, int kernel, int depth, int bs, gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  kernel_fn fn = pick (kernel, p.levels == 2, depth, bs > 256);
+  size_t smem = smem_bytes (bs / 32);
+  if ((status = boundary ((size_t) p.nch * p.nstrips * 2 * p.width, err)))
+    return status;
   p.bnd = ctx.d_bnd;
   p.ticket = ctx.d_ticket;
   p.epoch = ctx.epoch;
@@ -240,7 +323,9 @@ gfx_cuda_halftone (const gfx_image *in, gfx_image *out, int kernel, int levels, 
   float kms = 0.0f;
   Params p;
   fill_params (p, in, kernel, levels, bs, margin < 0 ? AUTO_MARGIN : margin);
-  if ((status = ctx_init (err)) != GFX_OK || (status = grow (&ctx.d_in, &ctx.in_bytes, bytes, err))
+  /* the rows kernel reads whole 16-byte blocks */
+  if ((status = ctx_init (err)) != GFX_OK
+      || (status = grow (&ctx.d_in, &ctx.in_bytes, (size_t) rows_in_bytes (bytes), err))
       || (status = grow (&ctx.d_out, &ctx.out_bytes, bytes, err))
       || (status = upload (ctx.d_in, in->pixels, bytes, err)))
     return status;
@@ -250,7 +335,8 @@ gfx_cuda_halftone (const gfx_image *in, gfx_image *out, int kernel, int levels, 
     CUDA_TRY (cudaMemcpyAsync (ctx.d_out, ctx.d_in, bytes, cudaMemcpyDeviceToDevice, ctx.stream));
   else if (getenv ("GPUFX_HALFTONE_POISON")) /* tests: an unwritten sample cannot pass */
     CUDA_TRY (cudaMemsetAsync (ctx.d_out, 0xa5, bytes, ctx.stream));
-  if ((status = launch (p, kernel, in->depth, bs, err))
+  if ((status = use_rows () ? launch_rows (in, kernel, levels, block_size, p.margin, err)
+                            : launch (p, kernel, in->depth, bs, err))
       || (status = download (out->pixels, ctx.d_out, bytes, err)))
     return status;
   CUDA_TRY (cudaStreamSynchronize (ctx.stream));

@@ -1,8 +1,21 @@
-/* The GPU halftone kernels of one error-diffusion kernel (see halftone_kernel.cuh). */
+/* The GPU halftone kernels of one error-diffusion kernel (see halftone_kernel.cuh and
+ * halftone_rows.cuh). */
 #include "halftone_kernel.cuh"
+#include "halftone_rows.cuh"
 
 gfxht::kernel_fn
 gfxht::pick_fs (bool l2, int depth, bool big)
 {
   return pick_kernel<GFX_KERNEL_FS> (l2, depth, big);
+}
+
+/* k: rows per thread (only FS levels 2 u8 has more than ROWS_K) */
+gfxht::rows_fn
+gfxht::pick_rows_fs (bool l2, int depth, int k)
+{
+  if (l2 && depth == 0 && k == 2)
+    return halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2>;
+  if (l2 && depth == 0 && k == 4)
+    return halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 4>;
+  return pick_rows_k<GFX_KERNEL_FS, ROWS_K> (l2, depth);
 }

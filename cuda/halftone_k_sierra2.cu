@@ -1,8 +1,18 @@
-/* The GPU halftone kernels of one error-diffusion kernel (see halftone_kernel.cuh). */
+/* The GPU halftone kernels of one error-diffusion kernel (see halftone_kernel.cuh and
+ * halftone_rows.cuh). */
 #include "halftone_kernel.cuh"
+#include "halftone_rows.cuh"
 
 gfxht::kernel_fn
 gfxht::pick_sierra2 (bool l2, int depth, bool big)
 {
-  return pick_kernel<GFX_KERNEL_SIERRA2> (l2, depth, big);
+  return pick_kernel<GFX_KERNEL_SIERRA> (l2, depth, big);
+}
+
+/* k: rows per thread (only FS levels 2 u8 has more than ROWS_K) */
+gfxht::rows_fn
+gfxht::pick_rows_sierra2 (bool l2, int depth, int k)
+{
+  (void) k;
+  return pick_rows_k<GFX_KERNEL_SIERRA, ROWS_K> (l2, depth);
 }

@@ -1,5 +1,6 @@
-/* Host-side set-up of the GPU halftone kernel, shared by cuda/halftone.cu and the CPU
- * emulation test (tests/emu/halftone_emu.cpp).  Include after halftone_kernel.cuh. */
+/* Host-side set-up of the GPU halftone kernels, shared by cuda/halftone.cu and the CPU
+ * emulation test (tests/emu/halftone_emu.cpp).  Include after halftone_kernel.cuh and
+ * halftone_rows.cuh. */
 #ifndef GFX_HALFTONE_SETUP_CUH
 #define GFX_HALFTONE_SETUP_CUH
 
@@ -92,6 +93,39 @@ fill_params (Params &p, const gfx_image *in, int kernel, int levels, int bs, int
       p.lvl[q] = gfx_level_value (q, levels);
       p.outv[q] = level_sample (p.lvl[q], in->depth);
     }
+}
+
+/* The rows kernel's parameters (K rows per thread, nw warps per block); in_bytes: the
+ * readable bytes of the input buffer, a multiple of 16 at least gfx_image_bytes. */
+inline void
+fill_rparams (RParams &r, const gfx_image *in, int kernel, int levels, int K, int margin,
+              long long in_bytes)
+{
+  Params p;
+  fill_params (p, in, kernel, levels, 32, margin);
+  memset (&r, 0, sizeof r);
+  r.in_bytes = in_bytes;
+  r.width = p.width;
+  r.height = p.height;
+  r.stride = p.stride;
+  r.sb = p.stride * (int) gfx_depth_bytes (in->depth);
+  r.nch = p.nch;
+  r.nst = (p.height + 32 * K - 1) / (32 * K);
+  r.levels = levels;
+  r.margin = margin;
+  r.pitch = rows_pitch (r.sb);
+  r.warp_smem = rows_warp_smem (K, r.sb);
+  r.th = p.th;
+  memcpy (r.w, p.w, sizeof r.w);
+  memcpy (r.lvl, p.lvl, sizeof r.lvl);
+  memcpy (r.outv, p.outv, sizeof r.outv);
+}
+
+/* Input buffer bytes the rows kernel may read (its 16-byte blocks): */
+inline long long
+rows_in_bytes (size_t bytes)
+{
+  return (long long) ((bytes + 15) / 16 * 16);
 }
 
 } // namespace gfxht

@@ -8,7 +8,8 @@
  * Build and run:
  *   g++ -std=c++20 -O1 -pthread -DGFXHT_EMULATE -Wno-unknown-pragmas \
  *       tests/emu/halftone_emu.cpp build/libgfxcore.a -o build/emu/halftone_emu
- * Prints PASS/FAIL lines like the unit tests. */
+ * Prints PASS/FAIL lines like the unit tests; --all runs both kernels (halftone_kernel.cuh
+ * and halftone_rows.cuh with K = 2, 3, 4). */
 #include <atomic>
 #include <barrier>
 #include <cstdint>
@@ -79,6 +80,22 @@ __shfl_up_sync (unsigned, T v, int d)
   return r;
 }
 
+template <class T>
+static T
+__shfl_sync (unsigned, T v, int src)
+{
+  EmuWarp &w = emu_warp ();
+  unsigned lane = emu_tid & 31;
+  unsigned long long b = 0;
+  memcpy (&b, &v, sizeof v);
+  w.buf[lane] = b;
+  w.bar.arrive_and_wait ();
+  T r;
+  memcpy (&r, &w.buf[src & 31], sizeof r);
+  w.bar.arrive_and_wait ();
+  return r;
+}
+
 static bool
 __all_sync (unsigned, bool pred)
 {
@@ -139,9 +156,29 @@ st_flag (int *p, int v)
 {
   std::atomic_ref<int> (*p).exchange (v, std::memory_order_relaxed);
 }
+/* cp.async: the copy happens at once (the kernel waits before it reads anyway) */
+static inline void
+cp_async16 (void *dst, const void *src)
+{
+  memcpy (dst, src, 16);
+}
+static inline void cp_async_commit () {}
+static inline void
+st_export (unsigned long long *p, unsigned long long v)
+{
+  std::atomic_ref<unsigned long long> (*p).store (v, std::memory_order_relaxed);
+}
+static inline void
+st_shared_v4 (void *p, unsigned a, unsigned b, unsigned c, unsigned d)
+{
+  unsigned w[4] = { a, b, c, d };
+  memcpy (p, w, 16);
+}
+static inline void cp_async_wait1 () {}
 } // namespace gfxht
 
 #include "../../cuda/halftone_kernel.cuh"
+#include "../../cuda/halftone_rows.cuh"
 #include "../../cuda/halftone_setup.cuh"
 
 /* ---- launching ---- */
@@ -222,6 +259,78 @@ emu_halftone (const gfx_image *in, gfx_image *out, int kernel, int levels, int b
     th.join ();
 }
 
+/* ---- the rows kernel (halftone_rows.cuh) ---- */
+template <int KID, int K>
+static rows_fn
+rpick2 (bool l2, int depth)
+{
+  return pick_rows_k<KID, K> (l2, depth);
+}
+
+template <int K>
+static rows_fn
+rpick1 (int k, bool l2, int depth)
+{
+  switch (k)
+    {
+    case 0: return rpick2<0, K> (l2, depth);
+    case 1: return rpick2<1, K> (l2, depth);
+    case 2: return rpick2<2, K> (l2, depth);
+    case 3: return rpick2<3, K> (l2, depth);
+    case 4: return rpick2<4, K> (l2, depth);
+    case 5: return rpick2<5, K> (l2, depth);
+    case 6: return rpick2<6, K> (l2, depth);
+    default: return rpick2<7, K> (l2, depth);
+    }
+}
+
+/* rows per thread K (2..4), block size bs as the knob (warps per block, rows_warps) */
+static void
+emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, int bs, int margin,
+          std::vector<unsigned long long> &bnd)
+{
+  size_t bytes = gfx_image_bytes (in);
+  std::vector<unsigned char> padded ((size_t) rows_in_bytes (bytes), 0x77);
+  memcpy (padded.data (), in->pixels, bytes);
+  RParams p;
+  fill_rparams (p, in, kernel, levels, K, margin, rows_in_bytes (bytes));
+  size_t words = (size_t) p.nch * p.nst * 2 * p.width;
+  if (bnd.size () < words)
+    bnd.assign (words, 0);
+  unsigned ticket = 0;
+  p.in = padded.data ();
+  p.out = out->pixels;
+  p.bnd = bnd.data ();
+  p.ticket = &ticket;
+  p.epoch = ++epoch_counter;
+  rows_fn fn = K == 2 ? rpick1<2> (kernel, levels == 2, in->depth)
+             : K == 3 ? rpick1<3> (kernel, levels == 2, in->depth)
+                      : rpick1<4> (kernel, levels == 2, in->depth);
+  int nw = rows_warps (bs, K, p.sb);
+  int nblocks = (p.nch * p.nst + nw - 1) / nw;
+  std::vector<std::unique_ptr<EmuBlock>> blocks;
+  std::vector<std::thread> threads;
+  for (int b = 0; b < nblocks; b++)
+    {
+      auto blk = std::make_unique<EmuBlock> ();
+      blk->bar = std::make_unique<std::barrier<>> (nw * 32);
+      for (int w = 0; w < nw; w++)
+        blk->warps.push_back (std::make_unique<EmuWarp> ());
+      blk->smem.assign ((size_t) nw * p.warp_smem, 0x5a);
+      blocks.push_back (std::move (blk));
+    }
+  for (int b = 0; b < nblocks; b++)
+    for (int t = 0; t < nw * 32; t++)
+      threads.emplace_back ([&, b, t] {
+        emu_tid = t;
+        emu_bdim = nw * 32;
+        emu_block = blocks[b].get ();
+        fn (p);
+      });
+  for (auto &th : threads)
+    th.join ();
+}
+
 /* ---- the checks ---- */
 static int failures;
 static uint32_t rng_state = 2463534242u;
@@ -233,6 +342,8 @@ rng ()
   rng_state ^= rng_state << 5;
   return rng_state;
 }
+
+static int rows_k; /* 0: the strip kernel; 2..4: the rows kernel with K rows a thread */
 
 static void
 check (int w, int h, int ch, gfx_depth depth, int kernel, int levels, int bs, int margin)
@@ -255,10 +366,14 @@ check (int w, int h, int ch, gfx_depth depth, int kernel, int levels, int bs, in
     if (!in.has_alpha || (int) (i % ch) != ch - 1)
       gfx_sample_set (&out, i, 0.37f);
   std::vector<unsigned long long> bnd;
-  emu_halftone (&in, &out, kernel, levels, bs, margin, bnd);
+  if (rows_k)
+    emu_rows (&in, &out, kernel, levels, rows_k, bs, margin, bnd);
+  else
+    emu_halftone (&in, &out, kernel, levels, bs, margin, bnd);
   bool same = memcmp (out.pixels, ref.pixels, gfx_image_bytes (&in)) == 0;
-  printf ("%s emulated gpu == ref %dx%d ch%d depth%d kernel %d levels %d block %d margin %d\n",
-          same ? "PASS" : "FAIL", w, h, ch, (int) depth, kernel, levels, bs, margin);
+  printf ("%s emulated gpu%s%.0d == ref %dx%d ch%d depth%d kernel %d levels %d block %d "
+          "margin %d\n", same ? "PASS" : "FAIL", rows_k ? " rows K=" : "", rows_k, w, h, ch,
+          (int) depth, kernel, levels, bs, margin);
   if (!same)
     {
       failures++;
@@ -278,10 +393,55 @@ check (int w, int h, int ch, gfx_depth depth, int kernel, int levels, int bs, in
   gfx_image_free (&out);
 }
 
+static void
+suite (int full)
+{
+  check (1, 1, 1, GFX_U8, 0, 2, 32, 0);
+  check (37, 70, 1, GFX_U8, 0, 2, 32, 0);
+  check (150, 65, 1, GFX_U8, 0, 2, 64, 1);
+  check (1, 40, 1, GFX_U8, 0, 2, 32, 0);
+  check (200, 1, 1, GFX_U8, 0, 2, 32, 40);
+  for (int k = 0; k < GFX_KERNEL_COUNT; k++)
+    check (90, 100, 1, (gfx_depth) (k % 3), k, k % 2 ? 3 : 2, 64, 0);
+  /* wide enough for chunks with no checks (the fast path) in every kernel */
+  for (int k = 0; k < GFX_KERNEL_COUNT; k++)
+    check (rows_k ? 420 : 260, rows_k ? 70 : 40, 1, (gfx_depth) ((k + 1) % 3), k,
+           k % 3 == 0 ? 2 : k % 3 == 1 ? 3 : 256, 32, k % 2);
+  check (60, 80, 4, GFX_U8, 0, 2, 32, 0);
+  check (60, 80, 3, GFX_F32, 1, 256, 32, 5);
+  check (50, 100, 1, GFX_U16, 4, 2, 96, 100000);
+  check (120, 300, 1, GFX_U8, 1, 2, 128, 0); /* several warps and strips */
+  if (rows_k)
+    {
+      check (333, 401, 1, GFX_U8, 0, 2, 64, 0);  /* fast path and several strips */
+      check (300, 290, 3, GFX_U8, 0, 2, 1024, 3);
+      check (97, 200, 4, GFX_F32, 2, 3, 0, 0);
+    }
+  if (full)
+    for (int k = 0; k < GFX_KERNEL_COUNT; k++)
+      for (int l : { 2, 3, 256 })
+        check (131, 97, 2, (gfx_depth) ((k + l) % 3), k, l, 32, 1);
+}
+
+/* halftone_emu [--full] [--rows K | --all]: the strip kernel, the rows kernel with K rows
+ * a thread, or both with K = 2, 3, 4.  halftone_emu [--rows K] W H CH DEPTH KERNEL LEVELS
+ * BLOCK MARGIN: one case. */
 int
 main (int argc, char **argv)
 {
-  int full = argc > 1 && !strcmp (argv[1], "--full");
+  int full = 0, all = 0;
+  while (argc > 1 && argv[1][0] == '-')
+    {
+      if (!strcmp (argv[1], "--full"))
+        full = 1;
+      else if (!strcmp (argv[1], "--all"))
+        all = 1;
+      else if (!strcmp (argv[1], "--rows") && argc > 2)
+        rows_k = atoi (argv[2]), argc--, argv++;
+      argc--, argv++;
+    }
+  if (rows_k && (rows_k < 2 || rows_k > 4))
+    return 2;
   if (argc == 9) /* one case: w h channels depth kernel levels block margin */
     {
       int a[8];
@@ -296,25 +456,14 @@ main (int argc, char **argv)
         printf ("FAIL kernel %d: compile-time taps differ from gfx_kernels\n", k);
         failures++;
       }
-  check (1, 1, 1, GFX_U8, 0, 2, 32, 0);
-  check (37, 70, 1, GFX_U8, 0, 2, 32, 0);
-  check (150, 65, 1, GFX_U8, 0, 2, 64, 1);
-  check (1, 40, 1, GFX_U8, 0, 2, 32, 0);
-  check (200, 1, 1, GFX_U8, 0, 2, 32, 40);
-  for (int k = 0; k < GFX_KERNEL_COUNT; k++)
-    check (90, 100, 1, (gfx_depth) (k % 3), k, k % 2 ? 3 : 2, 64, 0);
-  /* wide enough for chunks with no checks (the fast path) in every kernel */
-  for (int k = 0; k < GFX_KERNEL_COUNT; k++)
-    check (260, 40, 1, (gfx_depth) ((k + 1) % 3), k, k % 3 == 0 ? 2 : k % 3 == 1 ? 3 : 256, 32,
-           k % 2);
-  check (60, 80, 4, GFX_U8, 0, 2, 32, 0);
-  check (60, 80, 3, GFX_F32, 1, 256, 32, 5);
-  check (50, 100, 1, GFX_U16, 4, 2, 96, 100000);
-  check (120, 300, 1, GFX_U8, 1, 2, 128, 0); /* several warps and strips */
-  if (full)
-    for (int k = 0; k < GFX_KERNEL_COUNT; k++)
-      for (int l : { 2, 3, 256 })
-        check (131, 97, 2, (gfx_depth) ((k + l) % 3), k, l, 32, 1);
+  if (all)
+    for (int k : { 0, 2, 3, 4 })
+      {
+        rows_k = k;
+        suite (full);
+      }
+  else
+    suite (full);
   printf ("%s\n", failures ? "emulation: FAILURES" : "emulation: all equal");
   return failures ? 1 : 0;
 }

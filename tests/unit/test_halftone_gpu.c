@@ -2,6 +2,7 @@
  * 16384x16384, every kernel, levels 2/3/256, 8/16/32f, GRAY/RGB/RGBA, block sizes 32..1024
  * and margins 0, 1, 40, auto, huge; plus fault injection and parameter errors.  Needs no
  * GIMP.  SKIPs when the build has no CUDA or no GPU is usable.
+ * Both GPU kernels (rows, the default, and strip) and FS with 2, 3, 4 rows a thread.
  * GPUFX_TEST_QUICK=1: small images only (for compute-sanitizer runs);
  * GPUFX_TEST_QUICK=2: a handful of small cases (for racecheck, which is slow on the
  * spinning hand-offs); GPUFX_TEST_LARGE=0: everything but the 8192^2 / 16384^2 cases. */
@@ -172,6 +173,30 @@ large (void)
   compare (16384, 16384, 1, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, 2);
 }
 
+/* The default is the rows kernel with its build's rows per thread; also FS with 2 and 4
+ * rows a thread, and the strip kernel (GPUFX_HALFTONE_GPU=strip). */
+static void
+other_variants (int quick)
+{
+  const int bs[] = { 0, 32, 64, 128, 1024 }, mg[] = { -1, 0, 1, 40, 3 };
+  for (int k = 2; k <= 4; k += 2)
+    {
+      char v[2] = { (char) ('0' + k), 0 };
+      setenv ("GPUFX_HALFTONE_ROWS", v, 1);
+      printf ("rows per thread %d (FS levels 2 u8):\n", k);
+      sizes_sweep (quick);
+      compare (quick ? 300 : 1500, quick ? 400 : 1300, 1, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, 5);
+      compare (quick ? 300 : 999, quick ? 200 : 777, 3, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, 2);
+    }
+  unsetenv ("GPUFX_HALFTONE_ROWS");
+  setenv ("GPUFX_HALFTONE_GPU", "strip", 1);
+  printf ("strip kernel:\n");
+  sizes_sweep (1);
+  blocks_sweep (1);
+  compare (quick ? 45 : 203, quick ? 70 : 611, 3, GFX_F32, GFX_KERNEL_JJN, 3, bs, mg, 2);
+  unsetenv ("GPUFX_HALFTONE_GPU");
+}
+
 /* A few small cases over both hand-offs (warps in a block, strips in global memory),
  * a 2-row and a 3-row kernel and a margin: for the slow sanitizer tools. */
 static void
@@ -250,6 +275,7 @@ main (void)
   kernels_sweep (quick);
   blocks_sweep (quick);
   layouts_sweep (quick);
+  other_variants (quick);
   if (!quick && !(lg && !strcmp (lg, "0")))
     large ();
   return check_exit_status ();

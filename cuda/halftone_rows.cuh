@@ -1,0 +1,506 @@
+/* The GPU error-diffusion kernel, "rows" variant (SPEC section 1): every thread owns K
+ * consecutive rows, every warp a strip of 32 K rows.  Inside cuda/ only; included after
+ * halftone_kernel.cuh (Geo, tagged words, sample helpers).
+ *
+ * Geometry.  Inside a thread, row j + 1 runs exactly lag = reach + 1 columns behind row j:
+ * the values it needs from row j were made one step earlier or before, so they are plain
+ * registers and the K pixels of a step are independent (ILP).  Lane l's first row runs
+ * lag + 1 columns behind lane l - 1's last row: the shuffle that brings that row's newest
+ * error is issued a whole step before it is used, so it stays off the dependent chain.
+ * Lane skew SL = K lag + 1, so a warp needs W + 31 SL + (K - 1) lag steps and the image
+ * about W + (K lag + 1) H / K: 2.25 H + W steps for Floyd-Steinberg with K = 4.
+ *
+ * Each row keeps a history h[r][0..D) of its errors (h[r][0]: made at the previous step).
+ * Rows -2 and -1 (the lane above's last two rows) arrive one step late through the shuffle,
+ * which exactly matches their extra column of skew, so one indexing serves all rows: the
+ * tap (dx, dy) of row j reads h[j + 2 - dy][dy == 0 ? dx - 1 : dy == 1 ? reach + dx
+ * : 2 reach + 1 + dx].  Lane 0 gets rows -1 and -2 from the strip above through global
+ * memory (below).
+ *
+ * Strips and synchronisation (correct for every block size and margin, no deadlock for
+ * any grid): every warp takes its (channel, strip) from an atomic ticket, so it only ever
+ * waits for a warp that started before it; there is no block-wide barrier after the
+ * ticket.  Lane 31 of a strip's warp exports its last two rows' errors as 64-bit words
+ * (launch epoch << 32 | error bits) with relaxed stores: flag and value are one word.  The
+ * warp below loads the words for chunk n + 1 while it runs chunk n and spins (whole warp)
+ * only where a word does not carry the epoch yet.  The margin makes a strip also wait until
+ * the strip above is `margin` columns further on: a speed knob, never needed for
+ * correctness.  Block size only sets warps per block (1..4, see rows_warps).
+ *
+ * Memory: input rows are copied to shared memory with cp.async (16-byte blocks of the
+ * raw samples, all layouts alike) two chunks ahead, no registers held; the level indices
+ * go to a shared tile and are written back a chunk later, a half-warp per row segment. */
+#ifndef GFX_HALFTONE_ROWS_CUH
+#define GFX_HALFTONE_ROWS_CUH
+
+namespace gfxht
+{
+
+constexpr int RC = 16;      /* columns per chunk (steps between hand-off checks) */
+constexpr int RQW = RC;     /* level-index tile row (bytes; one 16-byte store a chunk) */
+constexpr int RMAXW = 4;    /* warps per block at most */
+
+struct RParams
+{
+  const void *in;
+  void *out;
+  unsigned long long *bnd; /* [channel][strip][2][width] exported words */
+  unsigned *ticket;
+  long long in_bytes;      /* readable input bytes (a multiple of 16) */
+  int width, height, stride, sb; /* sb: bytes per pixel (stride * sample bytes) */
+  int nch, nst, levels, margin, pitch, warp_smem;
+  unsigned epoch;
+  float th;
+  float w[GFX_MAX_TAPS];
+  float lvl[256];
+  unsigned outv[256];
+};
+
+/* Bytes of one input tile row (a chunk of one row: RC samples plus the 16-byte alignment
+ * slack) and of one warp's shared memory. */
+__host__ __device__ constexpr int
+rows_pitch (int sb)
+{
+  return (sb + 1) * 16;
+}
+
+__host__ __device__ constexpr int
+rows_warp_smem (int K, int sb)
+{
+  return 3 * K * 32 * rows_pitch (sb) + 2 * K * 32 * RQW;
+}
+
+#ifndef GFXHT_EMULATE
+__device__ __forceinline__ void
+cp_async16 (void *dst, const void *src)
+{
+  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr (dst)), "l"(src)
+                : "memory");
+}
+
+__device__ __forceinline__ void
+cp_async_commit ()
+{
+  asm volatile ("cp.async.commit_group;" ::: "memory");
+}
+
+__device__ __forceinline__ void
+cp_async_wait1 ()
+{
+  asm volatile ("cp.async.wait_group 1;" ::: "memory");
+}
+
+/* The export store: no "memory" clobber, so the compiler may schedule the step's other
+ * memory accesses across it (the word is self-contained: flag and value in one). */
+__device__ __forceinline__ void
+st_export (unsigned long long *p, unsigned long long v)
+{
+  asm volatile ("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v));
+}
+
+__device__ __forceinline__ void
+st_shared_v4 (void *p, unsigned a, unsigned b, unsigned c, unsigned d)
+{
+  *(uint4 *) p = make_uint4 (a, b, c, d);
+}
+#endif
+
+template <int DEPTH>
+__device__ __forceinline__ float
+tile_sample (const unsigned char *p)
+{
+  if (DEPTH == 0)
+    return (float) *p * (1.0f / 255.0f);
+  else if (DEPTH == 1)
+    return (float) *(const uint16_t *) p * (1.0f / 65535.0f);
+  else
+    return *(const float *) p;
+}
+
+template <int KID, bool LV2, int DEPTH, int K> struct RStrip
+{
+  static constexpr int NT = geo (KID).n;
+  static constexpr int ROWS = geo (KID).rows;
+  static constexpr int RE = geo (KID).reach;
+  static constexpr int L = RE + 1;              /* lag between rows of a thread */
+  static constexpr int SL = K * L + 1;          /* lane skew */
+  static constexpr int D = ROWS == 3 ? 3 * RE + 2 : 2 * RE + 1; /* history depth */
+  static constexpr int BPS = DEPTH == 0 ? 1 : DEPTH == 1 ? 2 : 4;
+  static constexpr int X0 = -RC;                /* first lane-0 column (zero history) */
+  static_assert (RC == 16 && K >= 2 && D >= 2, "import lanes and copies assume these");
+
+  const RParams &p;
+  unsigned char *tin;                           /* [3][K][32][pitch] input chunks */
+  unsigned char *tq;                            /* [2][K][32][RQW] level indices */
+  int lane, row0, ch, x0_end;
+  bool import_up, export_down, margin_met;
+  const unsigned long long *up1, *up2;          /* strip above's last, second last row */
+  unsigned long long *dn1, *dn2;                /* this strip's */
+  unsigned long long imp, mimp;                 /* import and margin words in flight */
+  float h[K + 2][D];                            /* rows -2, -1, 0 .. K-1 */
+  float in[K][RC];                              /* this chunk's input samples */
+  unsigned qw[K][RC / 4];                       /* this chunk's level indices, packed */
+  int off[K];                                   /* byte of column 0 of a chunk in its tile row */
+
+  __device__ __forceinline__ bool
+  interior (int b) const
+  {
+    return b - 31 * SL - (K - 1) * L >= 0 && b + RC <= p.width && row0 + 32 * K <= p.height;
+  }
+
+  /* The 16-byte blocks of this lane's rows for the chunk at base b into tile buf. */
+  __device__ void
+  copy_in (int b, int buf)
+  {
+#pragma unroll
+    for (int j = 0; j < K; j++)
+      {
+        int y = row0 + K * lane + j;
+        if (y >= p.height)
+          continue;
+        long long s = (((long long) y * p.width + (b - lane * SL - j * L)) * p.stride + ch) * BPS;
+        long long blk = s & ~15ll;
+        unsigned char *dst = tin + ((buf * K + j) * 32 + lane) * p.pitch;
+        for (int q = 0; q <= p.sb; q++)
+          {
+            long long a = blk + 16 * q;
+            if (a >= 0 && a + 16 <= p.in_bytes)
+              cp_async16 (dst + 16 * q, (const unsigned char *) p.in + a);
+          }
+      }
+    cp_async_commit ();
+  }
+
+  /* Import lanes: 0..15 the strip above's last row at lane-0 column b + lane + lag (row
+   * -1 one step before), 16..31 its second last row at b + lane - 16 + 2 lag. */
+  __device__ __forceinline__ int
+  import_col (int b) const
+  {
+    return lane < 16 ? b + lane + L : b + lane - 16 + 2 * L;
+  }
+
+  __device__ __forceinline__ bool
+  import_wanted (int b) const
+  {
+    int c = import_col (b);
+    return import_up && (lane < 16 || ROWS == 3) && c >= 0 && c < p.width;
+  }
+
+  /* The margin: lane 0 also waits until the strip above's last row has reached column
+   * margin_col (until that is the last column once). */
+  __device__ __forceinline__ int
+  margin_col (int b) const
+  {
+    return min (b + RC - 1 + 2 * L + p.margin, p.width - 1);
+  }
+
+  __device__ __forceinline__ bool
+  margin_wanted (int b) const
+  {
+    return lane == 0 && import_up && p.margin > 0 && !margin_met && margin_col (b) >= 0;
+  }
+
+  __device__ __forceinline__ void
+  import_issue (int b)
+  {
+    if (import_wanted (b))
+      imp = ld_relaxed_gpu ((lane < 16 ? up1 : up2) + import_col (b));
+    if (margin_wanted (b))
+      mimp = ld_relaxed_gpu (up1 + margin_col (b));
+  }
+
+  /* Waits until this chunk's words are there; returns the lane's value (0 outside). */
+  __device__ float
+  import_install (int b)
+  {
+    const bool want = import_wanted (b), mwant = margin_wanted (b);
+    const unsigned epoch = p.epoch;
+    while (true)
+      {
+        bool ok = !want || (unsigned) (imp >> 32) == epoch;
+        bool mok = !mwant || (unsigned) (mimp >> 32) == epoch;
+        if (__all_sync (FULL, ok && mok))
+          break;
+        if (!ok)
+          imp = ld_relaxed_gpu ((lane < 16 ? up1 : up2) + import_col (b));
+        if (!mok)
+          mimp = ld_relaxed_gpu (up1 + margin_col (b));
+      }
+    if (mwant && margin_col (b) == p.width - 1)
+      margin_met = true;
+    return want ? __uint_as_float ((unsigned) imp) : 0.0f;
+  }
+
+  /* One step: lane-0 row-0 column b + i; tile buffers ib (input) and qb (level indices). */
+  template <bool CHECK>
+  __device__ __forceinline__ void
+  step (int i, int b, float impv)
+  {
+    float r1 = __shfl_up_sync (FULL, h[K + 1][0], 1);
+    float r2 = ROWS == 3 ? __shfl_up_sync (FULL, h[K][0], 1) : 0.0f;
+    float i1 = __shfl_sync (FULL, impv, i);
+    float i2 = ROWS == 3 ? __shfl_sync (FULL, impv, 16 + i) : 0.0f;
+    if (lane == 0)
+      {
+        r1 = i1;
+        r2 = i2;
+      }
+    const int x0 = b + i - lane * SL;
+    float e[K];
+#pragma unroll
+    for (int j = 0; j < K; j++)
+      {
+        float acc = 0.0f;
+#pragma unroll
+        for (int t = 0; t < NT; t++)
+          {
+            const int dx = geo (KID).dx[t], dy = geo (KID).dy[t];
+            const int k = dy == 0 ? dx - 1 : dy == 1 ? RE + dx : 2 * RE + 1 + dx;
+            float prod = p.w[t] * h[j + 2 - dy][k];
+            acc = t == 0 ? prod : acc + prod; /* as halftone_kernel.cuh: zero signs only */
+          }
+        float v = in[j][i] + acc;
+        unsigned q;
+        float ev;
+        if (LV2)
+          {
+            bool up = v >= p.th;
+            q = up ? (DEPTH == 0 ? 255u : 1u) : 0u;
+            ev = up ? v - 1.0f : v;
+          }
+        else
+          {
+            int qi = gfx_quantize_index (v, p.levels);
+            q = (unsigned) qi;
+            ev = v - p.lvl[qi];
+          }
+        if (CHECK && (unsigned) (x0 - j * L) >= (unsigned) p.width)
+          ev = 0.0f;
+        e[j] = ev;
+        if ((i & 3) == 0)
+          qw[j][i >> 2] = q;
+        else
+          qw[j][i >> 2] |= q << (8 * (i & 3));
+      }
+    if (export_down && lane == 31)
+      {
+        int x = x0 - (K - 1) * L;
+        if (!CHECK || (unsigned) x < (unsigned) p.width)
+          st_export (dn1 + x, tagged ((int) p.epoch, e[K - 1]));
+        if (ROWS == 3 && (!CHECK || (unsigned) (x + L) < (unsigned) p.width))
+          st_export (dn2 + x + L, tagged ((int) p.epoch, e[K - 2]));
+      }
+#pragma unroll
+    for (int r = 0; r < K + 2; r++)
+      {
+#pragma unroll
+        for (int d = D - 1; d > 0; d--)
+          h[r][d] = h[r][d - 1];
+        h[r][0] = r == 0 ? r2 : r == 1 ? r1 : e[r < 2 ? 0 : r - 2];
+      }
+  }
+
+  /* Writes back level indices of the chunk at base b from tile qb: at step i, store k is
+   * row k of lane 2 i + (half-warp), column (lane & 15); out[k] points at its sample at
+   * step 0 and moves by dstep samples a step. */
+  template <bool CHECK>
+  __device__ __forceinline__ void
+  write_back (int i, int b, int qb, char *const *out, long long dstep)
+  {
+    const int hw = lane >> 4, lp = 2 * i + hw;
+#pragma unroll
+    for (int k = 0; k < K; k++)
+      {
+        int col = b - lp * SL - k * L + (lane & 15);
+        int y = row0 + K * lp + k;
+        if (CHECK && ((unsigned) col >= (unsigned) p.width || y >= p.height))
+          continue;
+        unsigned v = tq[((qb * K + k) * 32 + lp) * RQW + (lane & 15)];
+        if (!LV2)
+          v = p.outv[v];
+        else if (DEPTH == 1)
+          v = v ? 65535u : 0u;
+        else if (DEPTH == 2)
+          v = v ? 0x3f800000u : 0u;
+        char *q = out[k] + (long long) i * dstep * BPS;
+        if (DEPTH == 0)
+          *(uint8_t *) q = (uint8_t) v;
+        else if (DEPTH == 1)
+          *(uint16_t *) q = (uint16_t) v;
+        else
+          *(unsigned *) q = v;
+      }
+  }
+
+  /* out[k] and dstep for write_back of the chunk at base b */
+  __device__ __forceinline__ long long
+  out_ptrs (int b, char **out) const
+  {
+    const int hw = lane >> 4;
+#pragma unroll
+    for (int k = 0; k < K; k++)
+      {
+        long long col = b - hw * SL - k * L + (lane & 15);
+        long long y = row0 + K * hw + k;
+        out[k] = (char *) p.out + ((y * p.width + col) * p.stride + ch) * BPS;
+      }
+    return (2ll * K * p.width - 2 * SL) * p.stride;
+  }
+
+  /* this chunk's input samples from tile ib into registers */
+  __device__ __forceinline__ void
+  load_inputs (int ib)
+  {
+#pragma unroll
+    for (int j = 0; j < K; j++)
+      {
+        const unsigned char *src = tin + ((ib * K + j) * 32 + lane) * p.pitch + off[j];
+#pragma unroll
+        for (int i = 0; i < RC; i++)
+          in[j][i] = tile_sample<DEPTH> (src + i * p.sb);
+      }
+  }
+
+  template <bool CHECK>
+  __device__ __forceinline__ void
+  chunk (int b, int ib, int qb, float impv)
+  {
+    char *out[K];
+    const long long dstep = out_ptrs (b - RC, out);
+    load_inputs (ib);
+#pragma unroll
+    for (int i = 0; i < RC; i++)
+      {
+        write_back<CHECK> (i, b - RC, qb ^ 1, out, dstep);
+        step<CHECK> (i, b, impv);
+      }
+#pragma unroll
+    for (int j = 0; j < K; j++)
+      st_shared_v4 (tq + ((qb * K + j) * 32 + lane) * RQW, qw[j][0], qw[j][1], qw[j][2],
+                    qw[j][3]);
+  }
+
+  __device__ void
+  run ()
+  {
+#pragma unroll
+    for (int r = 0; r < K + 2; r++)
+#pragma unroll
+      for (int d = 0; d < D; d++)
+        h[r][d] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < K; j++)
+      {
+        long long s = (((long long) (row0 + K * lane + j) * p.width + (X0 - lane * SL - j * L))
+                         * p.stride + ch) * BPS;
+        off[j] = (int) (s & 15);
+      }
+    copy_in (X0, 0);
+    copy_in (X0 + RC, 1);
+    imp = mimp = 0;
+    import_issue (X0);
+    int ib = 0, qb = 0;
+    for (int b = X0; b < x0_end; b += RC)
+      {
+        cp_async_wait1 (); /* this chunk's input is in (the next one may still fly) */
+        float impv = import_install (b);
+        import_issue (b + RC);
+        __syncwarp ();
+        copy_in (b + 2 * RC, ib == 0 ? 2 : ib - 1);
+        if (interior (b) && interior (b - RC))
+          chunk<false> (b, ib, qb, impv);
+        else
+          chunk<true> (b, ib, qb, impv);
+        __syncwarp ();
+        ib = ib == 2 ? 0 : ib + 1;
+        qb ^= 1;
+      }
+    char *out[K];
+    const long long dstep = out_ptrs (x0_end - RC, out);
+#pragma unroll
+    for (int i = 0; i < RC; i++)
+      write_back<true> (i, x0_end - RC, qb ^ 1, out, dstep);
+  }
+};
+
+/* Warps per block for a block-size knob of bs threads (0: auto) and bytes per pixel. */
+inline int
+rows_warps (int bs, int K, int sb)
+{
+  int nw = bs ? bs / 32 : 1;
+  nw = nw < 1 ? 1 : nw > RMAXW ? RMAXW : nw;
+  while (nw > 1 && nw * rows_warp_smem (K, sb) > 200 * 1024)
+    nw--;
+  return nw;
+}
+
+template <int KID, bool LV2, int DEPTH, int K>
+__global__ void __launch_bounds__ (32 * RMAXW)
+halftone_rows_kernel (const __grid_constant__ RParams p)
+{
+  GFXHT_DYNAMIC_SMEM (smem);
+  using SS = RStrip<KID, LV2, DEPTH, K>;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  unsigned t = 0;
+  if (lane == 0)
+    t = atomicAdd (p.ticket, 1u); /* start order, never blockIdx */
+  t = __shfl_sync (FULL, t, 0);
+  if (t >= (unsigned) (p.nch * p.nst))
+    return;
+  const int ch = (int) t % p.nch, strip = (int) t / p.nch;
+  SS s{ p };
+  s.tin = smem + (size_t) warp * p.warp_smem;
+  s.tq = s.tin + 3 * K * 32 * p.pitch;
+  s.lane = lane;
+  s.row0 = strip * 32 * K;
+  s.ch = ch;
+  {
+    int steps = p.width + 31 * SS::SL + (K - 1) * SS::L - SS::X0;
+    s.x0_end = SS::X0 + (steps + RC - 1) / RC * RC;
+  }
+  s.import_up = strip > 0;
+  s.export_down = strip + 1 < p.nst;
+  s.margin_met = false;
+  size_t plane = (size_t) p.width * 2;
+  unsigned long long *mine = p.bnd + ((size_t) ch * p.nst + strip) * plane;
+  s.dn1 = mine;
+  s.dn2 = mine + p.width;
+  s.up1 = mine - plane;
+  s.up2 = mine - plane + p.width;
+  s.run ();
+}
+
+typedef void (*rows_fn) (RParams);
+
+template <int KID, int K>
+rows_fn
+pick_rows_k (bool l2, int depth)
+{
+  if (l2)
+    return depth == 0 ? halftone_rows_kernel<KID, true, 0, K>
+         : depth == 1 ? halftone_rows_kernel<KID, true, 1, K>
+                      : halftone_rows_kernel<KID, true, 2, K>;
+  return depth == 0 ? halftone_rows_kernel<KID, false, 0, K>
+       : depth == 1 ? halftone_rows_kernel<KID, false, 1, K>
+                    : halftone_rows_kernel<KID, false, 2, K>;
+}
+
+/* Rows per thread of the build: ROWS_K everywhere; FS levels 2 u8 also 2..4 for the bench
+ * (GPUFX_HALFTONE_ROWS). */
+#ifndef GFXHT_ROWS_K
+#define GFXHT_ROWS_K 3
+#endif
+constexpr int ROWS_K = GFXHT_ROWS_K;
+
+rows_fn pick_rows_fs (bool l2, int depth, int k);
+rows_fn pick_rows_jjn (bool l2, int depth, int k);
+rows_fn pick_rows_stucki (bool l2, int depth, int k);
+rows_fn pick_rows_burkes (bool l2, int depth, int k);
+rows_fn pick_rows_sierra (bool l2, int depth, int k);
+rows_fn pick_rows_sierra2 (bool l2, int depth, int k);
+rows_fn pick_rows_sierra_lite (bool l2, int depth, int k);
+rows_fn pick_rows_atkinson (bool l2, int depth, int k);
+
+} // namespace gfxht
+
+#endif
