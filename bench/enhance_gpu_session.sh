@@ -7,7 +7,8 @@
 #          statically linked binaries into .gpurun_enh/)
 #   there: run tool, command "bash bench/enhance_gpu_session.sh run [PARTS]", carry
 #          [".gpurun_enh"]; PARTS: any of tests (both tests), gputest (the GPU test alone),
-#          bench, san, ncu; default all but gputest (SKIP_NCU=1 or SKIP_SAN=1 leave those out)
+#          bench, san, ncu; default all but gputest (SKIP_NCU=1 or SKIP_SAN=1 leave those out;
+#          SAN_LIMIT=S: seconds per sanitizer, default 90)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/gpu_session_lib.sh"
@@ -47,7 +48,7 @@ if [[ $parts == *" bench "* ]]; then
   timeout 90 ./enhance_gpu --sweep 2>&1 | tee "$out/bench.log"
 fi
 if [[ $parts == *" san "* ]] && [ -z "${SKIP_SAN:-}" ]; then
-  GFX_TEST_QUICK=1 session_sanitize "$out" 90 ./test_enhance_gpu
+  GFX_TEST_QUICK=1 session_sanitize "$out" "${SAN_LIMIT:-90}" ./test_enhance_gpu
 fi
 if [[ $parts == *" ncu "* ]] && [ -z "${SKIP_NCU:-}" ]; then
   echo "== ncu"

@@ -1,8 +1,8 @@
 /* GPU local enhance, host side.  Per decision plane: keys (skipped when a single
  * 8/16-bit channel is its own key), the reduction (totals and thresholds), the statistics
- * kernel; for n = 3 on 8-bit keys that fit the GPU's shared memory, one fused kernel does
- * both.  A single 8/16-bit channel is written straight by the statistics kernel; other
- * layouts go through decision planes and the apply kernel.  Device buffers are kept
+ * kernel (on request, for n = 3 on 8-bit keys that fit the GPU's shared memory, one fused
+ * kernel does both).  A single 8/16-bit channel is written straight by the statistics
+ * kernel; other layouts go through decision planes and the apply kernel.  Device buffers are kept
  * between calls (grown as needed) and all dropped after any failure, so a later call
  * starts clean. */
 #include "enhance_cuda.h"
@@ -33,7 +33,8 @@ std::mutex cache_lock;
 Cache cache;
 EnhStripTuning tuning; /* under cache_lock */
 
-/* The strip kernel reads whole aligned words: slack after the key planes. */
+/* The strip, n = 3 and tile kernels read whole aligned words: slack after the key
+ * planes. */
 constexpr size_t KEY_SLACK = 16;
 
 void
@@ -153,7 +154,7 @@ launch_all (const Plan &pl, const gfx_enhance_params *p, int sms, gfx_error *err
       else
         sink.dec = (uint8_t *) cache.dec.p + (size_t) plane * pl.n;
       if constexpr (sizeof (KT) == 1)
-        if (what == GFX_ENH_TIME_ALL && pl.r == 1 && (tuning.kernel == 0 || tuning.kernel == 4))
+        if (what == GFX_ENH_TIME_ALL && pl.r == 1 && tuning.kernel == 4)
           {
             bool done = false;
             CUDA_TRY (enh_launch_fused3 (key, pl.w, pl.h, ra, st, sink, cache.stream, &done));

@@ -72,11 +72,13 @@ cudaError_t enh_launch_apply (const T *in, T *out, const uint8_t *dec, const uin
 /* Speed knobs of the statistics kernels (0 = automatic); they never change results.
  * kernel: 1 the shared-memory tile kernel, 2 the strip kernel (8-bit keys, r <= 16 only),
  * 3 the n = 3 kernel (8-bit keys, r = 1 only; other cases take the automatic choice),
- * 4 the fused n = 3 kernel where it fits, else as 3; automatic: as 4, else the tile
- * kernel (the strip kernel measured slower on an H100).  cols:
+ * 4 the fused n = 3 kernel where it fits, else as 3; automatic: the n = 3 kernel where it
+ * applies, else the tile kernel, both with an overlapped start (the strip kernel and the
+ * fused kernel measured slower on an H100).  cols:
  * columns per strip-kernel thread (4, 8 or 16; automatic 4); strip: rows per strip-kernel
- * block (automatic 16 or 32); overlap: 1 lets the strip kernel start while the totals
- * kernel ends (programmatic dependent launch; automatic off, measured slower); store: 1
+ * block (automatic 16 or 32); overlap: 1 lets the strip, n = 3 or tile kernel start while
+ * the totals kernel ends (programmatic dependent launch; the automatic choice on for the
+ * n = 3 and tile kernels, off for the strip kernel, measured slower there); store: 1
  * makes the strip kernel store its bytes directly instead of staging aligned words. */
 struct EnhStripTuning {
   int kernel, cols, strip, overlap, store;

@@ -19,22 +19,34 @@ namespace {
 constexpr int THREADS = 1024, WARPS = THREADS / 32;
 constexpr int SEG = 4; /* output rows per warp job */
 
+/* j / d for the block-uniform divisors of the job maps (d < 2^16, j d < 2^32): one
+ * multiply-high by m = floor((2^32 - 1) / d) + 1 instead of a division. */
+struct Div {
+  uint32_t d, m;
+  __device__ explicit Div (uint32_t d_) : d (d_), m (0xffffffffu / d_ + 1u) {}
+  __device__ __forceinline__ uint32_t
+  operator() (uint32_t j) const
+  {
+    return d == 1 ? j : __umulhi (j, m);
+  }
+};
+
 template <int MODE>
 __global__ void __launch_bounds__ (THREADS, 1)
 fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, RuleArgs ra,
                EnhState *st, EnhSink<uint8_t> sink)
 {
   extern __shared__ __align__ (16) uint32_t tiles[]; /* ntiles x (rows + 2) x WORDS */
-  __shared__ uint8_t slut[256];
   __shared__ unsigned long long red[2][WARPS];
   __shared__ w3::Rule32 rule;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int ntiles = (w + w3::COLS - 1) / w3::COLS;
   const int y0 = blockIdx.x * band, rows = min (band, h - y0), tr = rows + 2;
   /* job j: tile j / tr, its shared row j % tr (global row y0 - 1 + j % tr) */
+  const Div by_tr ((uint32_t) tr), by_rows ((uint32_t) rows);
   w3::load_rows (tiles, key, w, warp, ntiles * tr, WARPS, lane,
                  [&] (int j, int &srow, int &gy, int &x0) {
-                   const int t = j / tr, r = j - t * tr;
+                   const int t = (int) by_tr ((uint32_t) j), r = j - t * tr;
                    srow = j;
                    gy = w3::refl (y0 - 1 + r, h);
                    x0 = t * w3::COLS;
@@ -45,7 +57,7 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, RuleArgs
   uint32_t p1 = 0, p2 = 0;
   for (int j = warp; j < ntiles * rows; j += WARPS)
     {
-      const int t = j / rows, r = j - t * rows + 1;
+      const int t = (int) by_rows ((uint32_t) j), r = j - t * rows + 1;
       uint32_t v = tiles[(t * tr + r) * w3::WORDS + 1 + lane];
       const int left = w - (t * w3::COLS + 4 * lane); /* columns of this word in the image */
       v = left >= 4 ? v : left <= 0 ? 0u : v & (0xffffffffu >> (8 * (4 - left)));
@@ -70,7 +82,7 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, RuleArgs
     }
   if constexpr (MODE != w3::MODE_DEC)
     if (threadIdx.x < 256)
-      slut[threadIdx.x] = (uint8_t) sink.lut[threadIdx.x];
+      w3::slut[threadIdx.x] = (uint8_t) sink.lut[threadIdx.x];
   cg::this_grid ().sync ();
   if (warp == 0)
     {
@@ -98,11 +110,12 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, RuleArgs
     }
   __syncthreads ();
   const w3::Rule32 q = rule;
-  const w3::Out o = { MODE == w3::MODE_DEC ? sink.dec : sink.out, sink.mask, slut };
+  const w3::Out o = { MODE == w3::MODE_DEC ? sink.dec : sink.out, sink.mask };
   const int nseg = (rows + SEG - 1) / SEG;
+  const Div by_nseg ((uint32_t) nseg);
   for (int j = warp; j < ntiles * nseg; j += WARPS)
     {
-      const int t = j / nseg, sg = j - t * nseg, x0 = t * w3::COLS;
+      const int t = (int) by_nseg ((uint32_t) j), sg = j - t * nseg, x0 = t * w3::COLS;
       w3::walk<MODE, SEG> (tiles + (t * tr + sg * SEG) * w3::WORDS + lane,
                            min (SEG, rows - sg * SEG), q, o,
                            (size_t) (y0 + sg * SEG) * w + x0, w, x0, lane);

@@ -111,9 +111,42 @@ tile_kernel (const KT *__restrict__ key, int w, int h, int r, const EnhState *st
   KT *tin = (KT *) (h1 + th2 * ph); /* the tile and its halo, th2 x tw2 (pitch pin) */
   const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  /* 8-bit keys, tiles whose rows (pitch included) lie inside the image: aligned 32-bit
+   * loads, funnel-shifted into place (the key buffer has slack after its end for the last
+   * word), no per-element reflection.  The row pitch is at most 25 words: one per lane. */
+  bool loaded = false;
+  if constexpr (sizeof (KT) == 1)
+    if (x0 - r >= 0 && x0 - r + pin <= w)
+      {
+        const int words = pin / 4;
+        uint32_t *tw = (uint32_t *) tin;
+        for (int k0 = 0; warp + 8 * k0 < th2; k0 += LOAD_BATCH)
+          {
+            uint32_t lo[LOAD_BATCH], hi[LOAD_BATCH], sh[LOAD_BATCH];
+#pragma unroll
+            for (int k = 0; k < LOAD_BATCH; k++)
+              {
+                const int ty = min (warp + 8 * (k0 + k), th2 - 1);
+                const uint8_t *g
+                  = (const uint8_t *) key + (size_t) refl (y0 - r + ty, h) * w + x0 - r;
+                const uint32_t *a = (const uint32_t *) ((uintptr_t) g & ~(uintptr_t) 3) + lane;
+                sh[k] = (uint32_t) ((uintptr_t) g & 3u) * 8u;
+                lo[k] = lane < words ? __ldg (a) : 0u;
+                hi[k] = lane < words ? __ldg (a + 1) : 0u;
+              }
+#pragma unroll
+            for (int k = 0; k < LOAD_BATCH; k++)
+              {
+                const int ty = warp + 8 * (k0 + k);
+                if (ty < th2 && lane < words)
+                  tw[ty * words + lane] = __funnelshift_r (lo[k], hi[k], sh[k]);
+              }
+          }
+        loaded = true;
+      }
   /* Loads in batches held in registers, so many are in flight per thread (a load-store
    * loop would wait for each load in turn). */
-  for (int k0 = 0; warp + 8 * k0 < th2; k0 += LOAD_BATCH)
+  for (int k0 = 0; !loaded && warp + 8 * k0 < th2; k0 += LOAD_BATCH)
     {
       KT v[LOAD_BATCH][LOAD_COLS];
 #pragma unroll
@@ -167,7 +200,11 @@ tile_kernel (const KT *__restrict__ key, int w, int h, int r, const EnhState *st
         }
     }
   __syncthreads ();
-  /* Vertical: each thread slides down VSEG rows of one column; lanes take columns. */
+  /* Vertical: each thread slides down VSEG rows of one column; lanes take columns.
+   * Launched with programmatic stream serialization, the block may have started while
+   * the totals kernel was still running (the loads and horizontal sums above need only
+   * the keys): wait for it here, before the thresholds.  A no-op for a plain launch. */
+  cudaGridDependencySynchronize ();
   const gfx_enh_thresholds th = st->th;
   const uint32_t n_win = (uint32_t) ((2 * r + 1) * (2 * r + 1));
   const int c = tid % TILE_W, oy0 = tid / TILE_W * VSEG, gx = x0 + c;
@@ -331,7 +368,11 @@ enh_launch_stats (const KT *key, int w, int h, int r, const EnhState *st, EnhSin
   typedef typename EnhSums<KT>::S2 S2;
   if constexpr (sizeof (KT) == 1)
     if ((tune.kernel == 0 || tune.kernel >= 3) && r == 1 && enh_win3_fits (h, tune))
-      return enh_launch_win3 (key, w, h, tune, st, sink, stream);
+      {
+        EnhStripTuning t = tune;
+        t.overlap |= tune.kernel == 0; /* automatic: overlapped start (measured faster) */
+        return enh_launch_win3 (key, w, h, t, st, sink, stream);
+      }
   if constexpr (sizeof (KT) == 1)
     if (tune.kernel == 2 && r >= 1 && r <= ENH_STRIP_MAX_R
         && (h + enh_strip_rows (tune, r) - 1) / enh_strip_rows (tune, r) <= 65535)
@@ -351,8 +392,19 @@ enh_launch_stats (const KT *key, int w, int h, int r, const EnhState *st, EnhSin
           smem_set = true;
         }
       dim3 grid ((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H);
-      tile_kernel<KT><<<grid, TILE_THREADS, smem, stream>>> (key, w, h, r, st, sink);
-      return cudaPeekAtLastError ();
+      /* automatic or overlap = 1: programmatic dependent launch (the tile kernel waits for
+       * the totals kernel before it reads the thresholds) */
+      cudaLaunchConfig_t cfg = {};
+      cfg.gridDim = grid;
+      cfg.blockDim = dim3 (TILE_THREADS);
+      cfg.dynamicSmemBytes = smem;
+      cfg.stream = stream;
+      cudaLaunchAttribute at[1];
+      at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      at[0].val.programmaticStreamSerializationAllowed = 1;
+      cfg.attrs = at;
+      cfg.numAttrs = tune.kernel == 0 || tune.overlap ? 1 : 0;
+      return cudaLaunchKernelEx (&cfg, tile_kernel<KT>, key, w, h, r, st, sink);
     }
   S2 *rp2 = (S2 *) rp; /* 8-byte sums first: alignment */
   S1 *rp1 = (S1 *) (rp2 + ((size_t) w + 1) * h);

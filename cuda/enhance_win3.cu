@@ -17,7 +17,6 @@ win3_kernel (const uint8_t *__restrict__ key, int w, int h, const EnhState *st,
 {
   constexpr int TR = SEG * WARPS + 2; /* tile rows, halo included */
   __shared__ __align__ (16) uint32_t tile[TR * w3::WORDS];
-  __shared__ uint8_t slut[256];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int x0 = blockIdx.x * w3::COLS, y0 = blockIdx.y * (SEG * WARPS);
   w3::load_rows (tile, key, w, warp, TR, WARPS, lane, [&] (int j, int &srow, int &gy, int &tx) {
@@ -29,14 +28,14 @@ win3_kernel (const uint8_t *__restrict__ key, int w, int h, const EnhState *st,
    * kernel is still running: the loads above need only the keys.  A no-op otherwise. */
   cudaGridDependencySynchronize ();
   if constexpr (MODE != w3::MODE_DEC)
-    slut[threadIdx.x] = (uint8_t) sink.lut[threadIdx.x]; /* 256 threads */
+    w3::slut[threadIdx.x] = (uint8_t) sink.lut[threadIdx.x]; /* 256 threads */
   const w3::Rule32 q = w3::rule32 (st->th);
   __syncthreads (); /* tile and gain table in place */
   const int oy0 = warp * SEG; /* the warp's first output row in the tile */
   const int nrows = min (SEG, h - (y0 + oy0));
   if (nrows <= 0)
     return;
-  const w3::Out o = { MODE == w3::MODE_DEC ? sink.dec : sink.out, sink.mask, slut };
+  const w3::Out o = { MODE == w3::MODE_DEC ? sink.dec : sink.out, sink.mask };
   w3::walk<MODE, SEG> (tile + oy0 * w3::WORDS + lane, nrows, q, o,
                        (size_t) (y0 + oy0) * w + x0, w, x0, lane);
 }

@@ -11,7 +11,8 @@
  * the 3-wide horizontal sums of k and k^2 of its 4 columns are 8 dp4a on masked byte
  * windows, and the 3 x 3 sums are the last three rows' horizontal sums (in registers).
  * Exact: S1 <= 2295, S2 <= 585225, D < 2^23.  The decision is two unsigned range tests,
- * the gained value a byte table in shared memory, and each output row is written as
+ * the gained value a byte table in shared memory (w3::slut, which the kernel fills), the
+ * output word one byte permutation, and each output row is written as
  * aligned 32-bit words (the next lane's word through a shuffle, partial words at both
  * ends as bytes). */
 #ifndef GFX_ENHANCE_WIN3_CUH
@@ -20,6 +21,10 @@
 #include "enhance_cuda_internal.h"
 
 namespace w3 {
+
+namespace {
+__shared__ uint8_t slut[256]; /* gained value of each key (MODE_OUT*), loaded by the kernel */
+}
 
 constexpr int COLS = 128; /* tile width: one warp, 4 columns per lane */
 constexpr int WORDS = 34; /* shared words per tile row */
@@ -178,13 +183,14 @@ store_edge (uint8_t *p, uint32_t v, int x, int w)
 }
 
 struct Out {
-  uint8_t *dst;        /* output, or decision plane */
-  uint8_t *mask;       /* MODE_OUT_MASK */
-  const uint8_t *lut;  /* shared gain table (MODE_OUT*) */
+  uint8_t *dst;  /* output, or decision plane */
+  uint8_t *mask; /* MODE_OUT_MASK */
 };
 
 /* One output row: the window rows' horizontal sums a (above), b (centre), c (below), the
- * centre keys cw; writes row at dst offset `at` (the tile's first column). */
+ * centre keys cw; writes row at dst offset `at` (the tile's first column).  Each output
+ * word is one byte permutation: byte k from cw (kept) or from the gained word (or 1, or
+ * 255 for the mask) as decided. */
 template <int MODE>
 __device__ __forceinline__ void
 emit_row (const uint32_t (&a1)[4], const uint32_t (&a2)[4], const uint32_t (&b1)[4],
@@ -192,35 +198,36 @@ emit_row (const uint32_t (&a1)[4], const uint32_t (&a2)[4], const uint32_t (&b1)
           uint32_t cw, const Rule32 &q, const Out &o, size_t at, bool inner, int lane, int xl,
           int w)
 {
-  uint32_t ov = 0, dm = 0;
+  uint32_t sel = 0x3210u;
 #pragma unroll
   for (int k = 0; k < 4; k++)
     {
       const uint32_t s1 = a1[k] + b1[k] + c1[k], s2 = a2[k] + b2[k] + c2[k];
       const bool d = (s1 - q.s1lo <= q.s1span) & (9u * s2 - s1 * s1 - q.dlo <= q.dspan);
-      uint32_t v;
-      if constexpr (MODE == MODE_DEC)
-        v = d;
-      else
-        {
-          const uint32_t kv = (cw >> (8 * k)) & 0xffu;
-          v = d ? (uint32_t) o.lut[kv] : kv;
-        }
-      ov |= v << (8 * k);
-      if constexpr (MODE == MODE_OUT_MASK)
-        dm |= d ? 0xffu << (8 * k) : 0u;
+      sel += d ? 4u << (4 * k) : 0u;
+    }
+  uint32_t ov;
+  if constexpr (MODE == MODE_DEC)
+    ov = __byte_perm (0u, 0x01010101u, sel);
+  else
+    {
+      const uint32_t g0 = slut[cw & 0xffu], g1 = slut[(cw >> 8) & 0xffu];
+      const uint32_t g2 = slut[(cw >> 16) & 0xffu], g3 = slut[cw >> 24];
+      const uint32_t gw = __byte_perm (__byte_perm (g0, g1, 0x0040u),
+                                       __byte_perm (g2, g3, 0x0040u), 0x5410u);
+      ov = __byte_perm (cw, gw, sel);
     }
   if (inner)
     {
       store_row (o.dst + at, ov, lane);
       if constexpr (MODE == MODE_OUT_MASK)
-        store_row (o.mask + at, dm, lane);
+        store_row (o.mask + at, __byte_perm (0u, 0xffffffffu, sel), lane);
     }
   else
     {
       store_edge (o.dst + at + 4 * lane, ov, xl, w);
       if constexpr (MODE == MODE_OUT_MASK)
-        store_edge (o.mask + at + 4 * lane, dm, xl, w);
+        store_edge (o.mask + at + 4 * lane, __byte_perm (0u, 0xffffffffu, sel), xl, w);
     }
 }
 
