@@ -15,6 +15,8 @@ gfxht::pick_rows_fs (bool l2, int depth, int k)
 {
   if (l2 && depth == 0 && k == 2)
     return halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2>;
+  if (l2 && depth == 0 && k == 3)
+    return halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 3>;
   if (l2 && depth == 0 && k == 4)
     return halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 4>;
   return pick_rows_k<GFX_KERNEL_FS, ROWS_K> (l2, depth);

@@ -246,41 +246,54 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
         r2 = i2;
       }
     const int x0 = b + i - lane * SL;
-    float e[K];
+    /* Stage by stage over the K rows (tap t of every row, then the next tap, ...): the
+     * rows are independent, and this order makes the compiler interleave their chains
+     * (row by row it scheduled them one after the other). */
+    float acc[K], e[K];
+    unsigned q[K];
+#pragma unroll
+    for (int t = 0; t < NT; t++)
+      {
+        const int dx = geo (KID).dx[t], dy = geo (KID).dy[t];
+        const int k = dy == 0 ? dx - 1 : dy == 1 ? RE + dx : 2 * RE + 1 + dx;
+#pragma unroll
+        for (int j = 0; j < K; j++)
+          {
+            float prod = p.w[t] * h[j + 2 - dy][k];
+            acc[j] = t == 0 ? prod : acc[j] + prod; /* as halftone_kernel.cuh: zero signs only */
+          }
+      }
+#pragma unroll
+    for (int j = 0; j < K; j++)
+      acc[j] = in[j][i] + acc[j];
 #pragma unroll
     for (int j = 0; j < K; j++)
       {
-        float acc = 0.0f;
-#pragma unroll
-        for (int t = 0; t < NT; t++)
-          {
-            const int dx = geo (KID).dx[t], dy = geo (KID).dy[t];
-            const int k = dy == 0 ? dx - 1 : dy == 1 ? RE + dx : 2 * RE + 1 + dx;
-            float prod = p.w[t] * h[j + 2 - dy][k];
-            acc = t == 0 ? prod : acc + prod; /* as halftone_kernel.cuh: zero signs only */
-          }
-        float v = in[j][i] + acc;
-        unsigned q;
+        const float v = acc[j];
         float ev;
         if (LV2)
           {
             bool up = v >= p.th;
-            q = up ? (DEPTH == 0 ? 255u : 1u) : 0u;
+            q[j] = up ? (DEPTH == 0 ? 255u : 1u) : 0u;
             ev = up ? v - 1.0f : v;
           }
         else
           {
             int qi = gfx_quantize_index (v, p.levels);
-            q = (unsigned) qi;
+            q[j] = (unsigned) qi;
             ev = v - p.lvl[qi];
           }
         if (CHECK && (unsigned) (x0 - j * L) >= (unsigned) p.width)
           ev = 0.0f;
         e[j] = ev;
+      }
+#pragma unroll
+    for (int j = 0; j < K; j++)
+      {
         if ((i & 3) == 0)
-          qw[j][i >> 2] = q;
+          qw[j][i >> 2] = q[j];
         else
-          qw[j][i >> 2] |= q << (8 * (i & 3));
+          qw[j][i >> 2] |= q[j] << (8 * (i & 3));
       }
     if (export_down && lane == 31)
       {
@@ -485,10 +498,10 @@ pick_rows_k (bool l2, int depth)
                     : halftone_rows_kernel<KID, false, 2, K>;
 }
 
-/* Rows per thread of the build: ROWS_K everywhere; FS levels 2 u8 also 2..4 for the bench
- * (GPUFX_HALFTONE_ROWS). */
+/* Rows per thread of the build: ROWS_K everywhere (2: fastest on the H100, fewer
+ * instructions a step); FS levels 2 u8 also 3 and 4 for the bench (GPUFX_HALFTONE_ROWS). */
 #ifndef GFXHT_ROWS_K
-#define GFXHT_ROWS_K 3
+#define GFXHT_ROWS_K 2
 #endif
 constexpr int ROWS_K = GFXHT_ROWS_K;
 

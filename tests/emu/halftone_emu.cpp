@@ -8,8 +8,8 @@
  * Build and run:
  *   g++ -std=c++20 -O1 -pthread -DGFXHT_EMULATE -Wno-unknown-pragmas \
  *       tests/emu/halftone_emu.cpp build/libgfxcore.a -o build/emu/halftone_emu
- * Prints PASS/FAIL lines like the unit tests; --all runs both kernels (halftone_kernel.cuh
- * and halftone_rows.cuh with K = 2, 3, 4). */
+ * Prints PASS/FAIL lines like the unit tests; runs both kernels (halftone_kernel.cuh and
+ * halftone_rows.cuh), see main for the options. */
 #include <atomic>
 #include <barrier>
 #include <cstdint>
@@ -423,8 +423,9 @@ suite (int full)
         check (131, 97, 2, (gfx_depth) ((k + l) % 3), k, l, 32, 1);
 }
 
-/* halftone_emu [--full] [--rows K | --all]: the strip kernel, the rows kernel with K rows
- * a thread, or both with K = 2, 3, 4.  halftone_emu [--rows K] W H CH DEPTH KERNEL LEVELS
+/* halftone_emu [--full] [--rows K | --all]: both kernels (the strip kernel and the rows
+ * kernel with 2 rows a thread), the rows kernel with K rows a thread only, or both with
+ * K = 2, 3, 4.  halftone_emu [--rows K] W H CH DEPTH KERNEL LEVELS
  * BLOCK MARGIN: one case. */
 int
 main (int argc, char **argv)
@@ -456,14 +457,15 @@ main (int argc, char **argv)
         printf ("FAIL kernel %d: compile-time taps differ from gfx_kernels\n", k);
         failures++;
       }
-  if (all)
-    for (int k : { 0, 2, 3, 4 })
-      {
-        rows_k = k;
-        suite (full);
-      }
-  else
+  if (rows_k) /* --rows K: that one */
     suite (full);
+  else /* both kernels: the strip kernel and the rows kernel (K = 2, the default; --all: 2..4) */
+    for (int k : { 0, 2, 3, 4 })
+      if (k <= 2 || all)
+        {
+          rows_k = k;
+          suite (full);
+        }
   printf ("%s\n", failures ? "emulation: FAILURES" : "emulation: all equal");
   return failures ? 1 : 0;
 }
