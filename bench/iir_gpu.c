@@ -150,7 +150,7 @@ main (int argc, char **argv)
   printf ("memory floor (read + write once): u8 %.4f ms, f32 %.4f ms\n", mem_u8, mem_f32);
   /* One 32-row group per quadrant (no hand-off: the time of W + 31 steps of one warp),
    * then 8 groups (7 hand-offs on the chain), for each method. */
-  for (int m = 1; m <= 2; m++)
+  for (int m = 1; m <= 4; m++) /* split: 2 auto feeders, 3 one, 4 four */
     for (int rows = 32; rows <= 256; rows *= 8)
       {
         gfx_image in, out;
@@ -160,10 +160,11 @@ main (int argc, char **argv)
         gfx_image_clone (&out, &in, NULL);
         for (int c = 8; c <= 16; c += 8)
           {
-            double ms = median_kernel_ms (&f, &in, &out, (gfx_cuda_iir_tuning) { 0, c, m, 0 },
-                                          reps, NULL);
-            printf ("method %d u8 %d x %d, chunk %d: %.4f ms, %.1f ns per step of %d\n", m, W,
-                    rows, c, ms, ms * 1e6 / (W + 31), W + 31);
+            gfx_cuda_iir_tuning t = { 0, c, m < 3 ? m : 2, 0, m == 3 ? 1 : m == 4 ? 4 : 0 };
+            double ms = median_kernel_ms (&f, &in, &out, t, reps, NULL);
+            const char *note = m == 3 ? " (1 feeder)" : m == 4 ? " (4 feeders)" : "";
+            printf ("method %d%s u8 %d x %d, chunk %d: %.4f ms, %.1f ns per step of %d\n",
+                    t.method, note, W, rows, c, ms, ms * 1e6 / (W + 31), W + 31);
           }
         gfx_image_free (&in);
         gfx_image_free (&out);
@@ -177,23 +178,27 @@ main (int argc, char **argv)
       fill (&in);
       gfx_image_clone (&out, &in, NULL);
       double best = 1e30, e2e = 0;
-      double def = median_kernel_ms (&f, &in, &out, (gfx_cuda_iir_tuning) { 0, 0, 0, 0 }, reps,
+      double def = median_kernel_ms (&f, &in, &out, (gfx_cuda_iir_tuning) { 0, 0, 0, 0, 0 }, reps,
                                      &e2e);
-      static const int warps[] = { 1, 2, 4, 8 }, chunks[] = { 8, 16 };
-      for (int m = 1; m <= 2; m++)
-        for (int c = 0; c < 2; c++)
-          for (int w = 0; w < 4; w++)
-            for (int l = 0; l < (m == 2 ? 3 : 1); l++)
-              {
-                /* split: all blocks that fit per SM, then one pair, then two per SMSP */
-                int per_sm = l == 0 ? 0 : (4 * l + warps[w] - 1) / warps[w];
-                gfx_cuda_iir_tuning t = { warps[w], chunks[c], m, per_sm };
-                double ms = median_kernel_ms (&f, &in, &out, t, 3, NULL);
-                printf ("  %s method %d chunk %d %s/block %d blocks/SM %d: %.4f ms\n",
-                        gfx_depth_name (depth), m, chunks[c], m == 1 ? "warps" : "pairs",
-                        warps[w], per_sm, ms);
-                best = ms < best && ms > 0 ? ms : best;
-              }
+      static const int warps[] = { 1, 2, 4 }, chunks[] = { 8, 16 };
+      for (int w = 1; w < 3; w++) /* one warp per group: its best chunk */
+        {
+          gfx_cuda_iir_tuning t = { warps[w], 16, 1, 0, 0 };
+          double ms = median_kernel_ms (&f, &in, &out, t, 3, NULL);
+          printf ("  %s method 1 chunk 16 warps/block %d: %.4f ms\n", gfx_depth_name (depth),
+                  warps[w], ms);
+          best = ms < best && ms > 0 ? ms : best;
+        }
+      for (int c = 0; c < 2; c++)
+        for (int nf = 1; nf <= 4; nf *= 2)
+          for (int w = 0; w < (nf == 4 ? 1 : nf == 2 ? 2 : 3); w++) /* 256 threads a block */
+            {
+              gfx_cuda_iir_tuning t = { warps[w], chunks[c], 2, 0, nf };
+              double ms = median_kernel_ms (&f, &in, &out, t, 3, NULL);
+              printf ("  %s method 2 chunk %d feeders %d groups/block %d: %.4f ms\n",
+                      gfx_depth_name (depth), chunks[c], nf, warps[w], ms);
+              best = ms < best && ms > 0 ? ms : best;
+            }
       double bpp = d ? 4 : 1, mem = d ? mem_f32 : mem_u8;
       /* x read by 4 quadrants, 4 float planes written and read back, output written. */
       double structural = mem * (4 * bpp + 32 + bpp) / (2 * bpp);

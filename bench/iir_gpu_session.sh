@@ -41,7 +41,7 @@ for part in $parts; do
       timeout ${TEST_LIMIT:-100} ./runner > "$out/test.log" 2>&1; echo "test rc=$?"
       session_log test "$out" 40 ;;
     san)
-      session_sanitize "$out" 90 ./runner --small ;;
+      session_sanitize "$out" "${SAN_LIMIT:-90}" ./runner --small ;;
     sass)
       cuobjdump -sass ./runner | gzip -9 > "$out/runner.sass.gz"; ls -la "$out/runner.sass.gz" ;;
     bench)

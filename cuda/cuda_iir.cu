@@ -43,8 +43,13 @@ namespace
 constexpr unsigned FULL = 0xffffffffu;
 constexpr int AUTO_WARPS = 4;
 constexpr int AUTO_CHUNK = 16; /* columns per chunk: 8 or 16 */
-constexpr int AUTO_PAIRS = 2;  /* split kernel: warp pairs (groups) per block */
-constexpr int AUTO_SPLIT_CHUNK = 8;
+/* Split kernel, measured on the H100: 4 feeders (so one group a block); chunk 16 where there
+ * are few groups (per-step time counts most: 2048^2 0.66 ms against 0.74 with 8), chunk 8
+ * where there are many (the hand-off lag, about 32 + 3 chunk steps, counts most: 8192^2
+ * 4.77 ms against 7.4 with 16). */
+constexpr int AUTO_PAIRS = 1;
+constexpr int AUTO_FEEDERS = 4;
+constexpr int SPLIT_FEW_GROUPS = 64;
 constexpr unsigned long long SENTINEL = GFX_IIR_SENTINEL;
 constexpr int MAX_WARPS = 8;   /* per block: keeps the register budget of the 7x7 windows */
 constexpr int RING = 64;       /* columns of the shared rings: >= CH + 32, a power of 2 */
@@ -396,22 +401,22 @@ warp_smem (int m1, int m2)
 
 /* The split kernel (3x3), after the sentinel fill. */
 gfx_status
-launch_split (const Args &A, int pairs, int chunk, int limit, cudaStream_t stream,
+launch_split (const Args &A, int pairs, int chunk, int feeders, int limit, cudaStream_t stream,
               gfx_error *err)
 {
   gfx_status status = GFX_OK;
-  int per_sm = 0;
-  CUDA_TRY (gfx_iir_split_launch (A, pairs, chunk, limit, stream, &per_sm));
+  int per_sm = 0, threads = 0;
+  CUDA_TRY (gfx_iir_split_launch (A, pairs, chunk, feeders, limit, stream, &per_sm, &threads));
   if (per_sm < 1)
     return gfx_fail (err, GFX_ERR_GPU, "gfx_cuda_iir: a block of %d threads does not fit on "
                      "this GPU (registers or shared memory); use fewer warps per block",
-                     64 * pairs);
+                     threads);
 fail:
   return status;
 }
 
 gfx_status
-launch (const Args &A, bool split, int warps_per_block, int chunk, int limit,
+launch (const Args &A, bool split, int warps_per_block, int chunk, int feeders, int limit,
         size_t bnd_words, void *d_out, cudaStream_t stream, gfx_error *err)
 {
   gfx_status status = GFX_OK;
@@ -429,7 +434,7 @@ launch (const Args &A, bool split, int warps_per_block, int chunk, int limit,
     }
   if (split)
     {
-      status = launch_split (A, warps_per_block, chunk, limit, stream, err);
+      status = launch_split (A, warps_per_block, chunk, feeders, limit, stream, err);
       if (status != GFX_OK)
         return status;
     }
@@ -475,9 +480,13 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
   bool split = method != 1 && gfx_iir_split_fits (f->m1, f->m2);
   int warps = tuning && tuning->warps_per_block ? tuning->warps_per_block
             : split ? AUTO_PAIRS : AUTO_WARPS;
-  int chunk = tuning && tuning->chunk ? tuning->chunk : split ? AUTO_SPLIT_CHUNK : AUTO_CHUNK;
+  int chunk = tuning && tuning->chunk ? tuning->chunk
+            : !split ? AUTO_CHUNK : (in->height + 31) / 32 <= SPLIT_FEW_GROUPS ? 16 : 8;
   if (warps < 1 || warps > MAX_WARPS)
     return gfx_fail (err, GFX_ERR_PARAM, "warps per block = %d: 0 (auto) or 1 to %d", warps, MAX_WARPS);
+  int feeders = tuning && tuning->feeders ? tuning->feeders : AUTO_FEEDERS;
+  if (feeders != 1 && feeders != 2 && feeders != 4)
+    return gfx_fail (err, GFX_ERR_PARAM, "feeders = %d: 0 (auto), 1, 2 or 4", feeders);
   int limit = tuning ? tuning->per_sm : 0;
   if (limit < 0 || limit > 32)
     return gfx_fail (err, GFX_ERR_PARAM, "blocks per SM = %d: 0 (all that fit) or 1 to 32",
@@ -531,7 +540,7 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
     CUDA_TRY (cudaStreamSynchronize (stream)); /* the constants are read from host memory */
     CUDA_TRY (cudaEventRecord (ev[1], stream));
     CUDA_TRY (cudaMemsetAsync (A.ticket, 0, sizeof (int), stream));
-    status = launch (A, split, warps, chunk, limit, bnd_words, d_out, stream, err);
+    status = launch (A, split, warps, chunk, feeders, limit, bnd_words, d_out, stream, err);
     if (status != GFX_OK)
       goto fail;
     CUDA_TRY (cudaEventRecord (ev[2], stream));

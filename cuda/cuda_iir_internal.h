@@ -3,7 +3,9 @@
 #ifndef GFX_CUDA_IIR_INTERNAL_H
 #define GFX_CUDA_IIR_INTERNAL_H
 
+#ifndef GFX_IIR_EMULATE /* tests/emu/iir_emu.cpp brings its own CUDA surface */
 #include <cuda_runtime.h>
+#endif
 
 #include "../common/iir_kernels.h"
 #include "../common/image.h"
@@ -49,15 +51,17 @@ gfx_iir_raw_value (gfx_depth depth, unsigned v)
        : depth == GFX_U16 ? gfx_iir_from_u16 ((uint16_t) v) : __uint_as_float (v);
 }
 
+#ifndef GFX_IIR_EMULATE
 /* The split kernel (cuda_iir_split.cu): exactly 3x3 masks. */
-constexpr int GFX_IIR_SPLIT_MAX_PAIRS = 8;
 bool gfx_iir_split_fits (int m1, int m2);
 /* Copies the coefficients (q-major, row-major, 3x3) to the split kernel's constants. */
 cudaError_t gfx_iir_split_coefs (const double (*a)[9], const double (*b)[9], cudaStream_t s);
-/* Launches the quadrant kernel: `pairs` (recursion warp + feeder warp) per block, chunk 8
- * or 16 columns, at most `limit` blocks per SM (0: all that fit); *per_sm gets the blocks
- * that fit on an SM (0: none, nothing launched).  Returns the CUDA error. */
-cudaError_t gfx_iir_split_launch (const IirArgs &A, int pairs, int chunk, int limit,
-                                  cudaStream_t s, int *per_sm);
+/* Launches the quadrant kernel: `pairs` groups per block (fewer if the block would pass 256
+ * threads), each a recursion warp and `feeders` (1, 2 or 4) feeder warps, chunk 8 or 16
+ * columns, at most `limit` blocks per SM (0: all that fit); *per_sm gets the blocks that fit
+ * on an SM (0: none, nothing launched), *threads the block size.  Returns the CUDA error. */
+cudaError_t gfx_iir_split_launch (const IirArgs &A, int pairs, int chunk, int feeders,
+                                  int limit, cudaStream_t s, int *per_sm, int *threads);
+#endif
 
 #endif

@@ -88,9 +88,10 @@ sweep_tuning (void)
     for (int w = 0; w < 8; w++)
       for (int c = 0; c < 2; c++)
         {
-          gfx_cuda_iir_tuning t = { warps[w], chunks[c], m, w % 2 };
+          gfx_cuda_iir_tuning t = { warps[w], chunks[c], m, w % 2, 1 << (w / 2) % 3 };
           CHECK (same_bits (&f, &in, &t, why, sizeof why), "gpu == cpu bits at method %d, "
-                 "warps per block %d, chunk %d: %s", m, warps[w], chunks[c], why);
+                 "warps per block %d, chunk %d, feeders %d: %s", m, warps[w], chunks[c],
+                 t.feeders, why);
         }
   gfx_image_free (&in);
   /* Sizes around the chunk (8, 16), ring (64) and group (32 rows) boundaries, thin and
@@ -109,7 +110,7 @@ sweep_tuning (void)
           int d = (s + m1 + m2) % 3, channels = 1 + (s + m1) % 4;
           iir_random_image (&in, sizes[s][1], sizes[s][0], channels, channels % 2 == 0, d);
           gfx_cuda_iir_tuning t = { warps[(s + m2) % 8], chunks[(s + m1 + m2) % 2], 0,
-                                    s % 3 };
+                                    s % 3, 1 << (s + m1) % 3 };
           CHECK (same_bits (&f, &in, &t, why, sizeof why), "gpu == cpu bits: %dx%d, mask "
                  "%dx%d, %s, %d channels, warps %d, chunk %d, blocks per SM %d: %s",
                  sizes[s][0], sizes[s][1], m1, m2, gfx_depth_name (d), channels,
@@ -127,8 +128,9 @@ sweep_tuning (void)
           gfx_image_free (&in);
         }
   printf ("# %d size x mask x tuning cases\n", n);
-  gfx_cuda_iir_tuning bad = { 9, 0, 0, 0 }, bad_chunk = { 0, 24, 0, 0 }, bad_method = { 0, 0, 3, 0 },
-                      bad_sm = { 0, 0, 0, 33 };
+  gfx_cuda_iir_tuning bad = { 9, 0, 0, 0, 0 }, bad_chunk = { 0, 24, 0, 0, 0 };
+  gfx_cuda_iir_tuning bad_method = { 0, 0, 3, 0, 0 }, bad_sm = { 0, 0, 0, 33, 0 };
+  gfx_cuda_iir_tuning bad_feeders = { 0, 0, 0, 0, 3 };
   gfx_image out;
   gfx_error err;
   iir_random_image (&in, 8, 8, 1, false, GFX_U8);
@@ -141,6 +143,8 @@ sweep_tuning (void)
            && strstr (err.msg, "method"), "method 3 refused: %s", err.msg);
   CHECK (gfx_cuda_iir (&f, &in, &out, &bad_sm, NULL, &err) == GFX_ERR_PARAM
            && strstr (err.msg, "1 to 32"), "33 blocks per SM refused: %s", err.msg);
+  CHECK (gfx_cuda_iir (&f, &in, &out, &bad_feeders, NULL, &err) == GFX_ERR_PARAM
+           && strstr (err.msg, "1, 2 or 4"), "3 feeders refused: %s", err.msg);
   gfx_image_free (&in);
   gfx_image_free (&out);
 }
@@ -166,7 +170,7 @@ large_rgb (void)
   for (int m = 1; m <= 2; m++)
     {
       gfx_image in;
-      gfx_cuda_iir_tuning t = { 1, 8, m, 1 };
+      gfx_cuda_iir_tuning t = { 1, 8, m, 1, m };
       iir_random_image (&in, 37, 40009, 1, false, GFX_U8);
       CHECK (same_bits (&f, &in, &t, why, sizeof why), "gpu == cpu bits: 40009 rows x 37 u8, "
              "method %d, 1 warp (pair) per block: %s", m, why);
@@ -221,10 +225,12 @@ main (int argc, char **argv)
       iir_random_filter (&f, 3, 3, 0.8);
       gfx_image in;
       iir_random_image (&in, 70, 75, 2, true, GFX_U16);
-      gfx_cuda_iir_tuning t[] = { { 2, 16, 0, 0 }, { 3, 8, 0, 1 }, { 2, 16, 1, 0 } };
-      for (int i = 0; i < 3; i++)
+      gfx_cuda_iir_tuning t[] = { { 2, 16, 0, 0, 1 }, { 3, 8, 0, 1, 2 }, { 2, 16, 1, 0, 0 },
+                                  { 1, 16, 2, 0, 4 }, { 4, 8, 2, 0, 1 }, { 1, 8, 2, 0, 4 } };
+      for (int i = 0; i < 6; i++)
         CHECK (same_bits (&f, &in, &t[i], why, sizeof why), "small case under the sanitizer, "
-               "chunk %d, method %d: %s", t[i].chunk, t[i].method, why);
+               "chunk %d, method %d, feeders %d: %s", t[i].chunk, t[i].method, t[i].feeders,
+               why);
       iir_random_filter (&f, 5, 2, 0.8);
       CHECK (same_bits (&f, &in, NULL, why, sizeof why), "small case under the sanitizer, "
              "mask 5x2: %s", why);

@@ -1,0 +1,271 @@
+/* Runs the split GPU IIR kernel (cuda/cuda_iir_split.cuh) on the CPU: every GPU thread is a
+ * host thread, warp shuffles / votes / __syncwarp are barriers over the 32 lanes of a warp,
+ * a named barrier is a barrier over its group's warps, and all blocks run at once (as they
+ * are resident on the GPU).  The quadrant planes are then averaged as iir_mean does and the
+ * result compared bit for bit with gfx_iir_filter_cpu.  This checks the kernel's index
+ * arithmetic, ring slots, phase protocol, hand-off and deadlock freedom (with fewer blocks
+ * than groups, so groups loop over tickets) on machines without a GPU; it says nothing
+ * about the GPU memory model or speed.  Small images only.
+ *
+ * Build and run (BUILD: a build folder with libgfxcore.a):
+ *   g++ -std=c++20 -O1 -pthread -DGFX_IIR_EMULATE -Wno-unknown-pragmas \
+ *       tests/emu/iir_emu.cpp $BUILD/libgfxcore.a -o $BUILD/iir_emu && $BUILD/iir_emu
+ * Prints PASS/FAIL lines like the unit tests; exit status 1 if any case fails. */
+#include <atomic>
+#include <barrier>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "../../common/iir_filter.h"
+#include "../../common/image.h"
+#include "../unit/test_iir_util.h"
+
+/* common/iir.h pulls in C11 atomics (progress.h); the one function needed: */
+struct gfx_progress;
+extern "C" gfx_status gfx_iir_filter_cpu (const gfx_iir_filter *f, const gfx_image *in,
+                                          gfx_image *out, gfx_progress *progress,
+                                          gfx_error *err);
+
+/* ---- the CUDA surface the kernel uses ---- */
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+
+
+struct emu_dim3 { unsigned x; };
+struct EmuWarp
+{
+  std::barrier<> bar{ 32 };
+  unsigned long long buf[32];
+};
+struct EmuBlock
+{
+  std::vector<std::unique_ptr<EmuWarp>> warps;
+  std::vector<std::unique_ptr<std::barrier<>>> named; /* index = barrier id */
+  std::vector<unsigned char> smem;
+};
+thread_local unsigned emu_tid, emu_bdim;
+thread_local EmuBlock *emu_block;
+
+#define threadIdx (emu_dim3{ emu_tid })
+#define blockDim (emu_dim3{ emu_bdim })
+
+static inline EmuWarp &
+emu_warp ()
+{
+  return *emu_block->warps[emu_tid / 32];
+}
+
+static inline void __syncwarp () { emu_warp ().bar.arrive_and_wait (); }
+
+template <class T>
+static T
+__shfl_up_sync (unsigned, T v, int d)
+{
+  EmuWarp &w = emu_warp ();
+  unsigned lane = emu_tid & 31;
+  unsigned long long b = 0;
+  memcpy (&b, &v, sizeof v);
+  w.buf[lane] = b;
+  w.bar.arrive_and_wait ();
+  T r = v;
+  if ((int) lane >= d)
+    memcpy (&r, &w.buf[lane - d], sizeof r);
+  w.bar.arrive_and_wait ();
+  return r;
+}
+
+static bool
+__any_sync (unsigned, bool pred)
+{
+  EmuWarp &w = emu_warp ();
+  w.buf[emu_tid & 31] = pred;
+  w.bar.arrive_and_wait ();
+  bool any = false;
+  for (int i = 0; i < 32; i++)
+    any = any || w.buf[i];
+  w.bar.arrive_and_wait ();
+  return any;
+}
+
+template <class T> static T __ldg (const T *p) { return *p; }
+static inline unsigned __float_as_uint (float f) { unsigned u; memcpy (&u, &f, 4); return u; }
+static inline float __uint_as_float (unsigned u) { float f; memcpy (&f, &u, 4); return f; }
+static inline long long
+__double_as_longlong (double d)
+{
+  long long v;
+  memcpy (&v, &d, 8);
+  return v;
+}
+static inline double
+__longlong_as_double (long long v)
+{
+  double d;
+  memcpy (&d, &v, 8);
+  return d;
+}
+
+static int
+atomicAdd (int *p, int v)
+{
+  return std::atomic_ref<int> (*p).fetch_add (v);
+}
+
+namespace gfx_iir
+{
+static inline void
+pair_sync (int id, int threads)
+{
+  (void) threads; /* the barrier was made with this count */
+  emu_block->named[id]->arrive_and_wait ();
+}
+static inline unsigned long long
+ld_relaxed (const unsigned long long *p)
+{
+  std::this_thread::yield ();
+  return std::atomic_ref<unsigned long long> (*const_cast<unsigned long long *> (p)).load (
+    std::memory_order_relaxed);
+}
+static inline void
+st_relaxed (unsigned long long *p, double v)
+{
+  unsigned long long b;
+  memcpy (&b, &v, 8);
+  std::atomic_ref<unsigned long long> (*p).store (b, std::memory_order_relaxed);
+}
+#define GFX_IIR_SMEM(name) unsigned char *name = emu_block->smem.data ()
+} // namespace gfx_iir
+
+#include "../../cuda/cuda_iir_split.cuh"
+
+using namespace gfx_iir;
+typedef void (*kernel_fn) (IirArgs);
+
+template <int CH, int NF>
+static kernel_fn
+pick_emu (int depth)
+{
+  return depth == GFX_U8 ? iir_split<CH, NF, uint8_t>
+       : depth == GFX_U16 ? iir_split<CH, NF, uint16_t> : iir_split<CH, NF, float>;
+}
+
+/* The split kernel with `pairs` groups a block, `nblocks` blocks, then iir_mean's sums. */
+static void
+run (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, int chunk, int nf,
+     int pairs, int nblocks)
+{
+  IirArgs A = {};
+  A.in = in->pixels;
+  A.depth = in->depth;
+  A.W = in->width, A.H = in->height, A.channels = in->channels;
+  A.colours = gfx_image_color_channels (in);
+  A.m1 = A.m2 = 3;
+  A.groups = (A.H + 31) / 32;
+  A.tasks = A.groups * GFX_IIR_QUADRANTS * A.colours;
+  size_t n = (size_t) A.W * A.H, tasks = (size_t) GFX_IIR_QUADRANTS * A.colours;
+  std::vector<float> planes (n * tasks, -12345.0f);
+  std::vector<unsigned long long> bnd (tasks * A.groups * 2 * A.W, GFX_IIR_SENTINEL);
+  int ticket = 0;
+  A.planes = planes.data ();
+  A.bnd = bnd.data ();
+  A.ticket = &ticket;
+  for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+    for (int i = 0; i < 9; i++)
+      c_a[q][i] = f->a[q][i], c_b[q][i] = f->b[q][i];
+  kernel_fn fn = chunk == 16 ? (nf == 4   ? pick_emu<16, 4> (in->depth)
+                                : nf == 2 ? pick_emu<16, 2> (in->depth)
+                                          : pick_emu<16, 1> (in->depth))
+                  : nf == 4 ? pick_emu<8, 4> (in->depth)
+                  : nf == 2 ? pick_emu<8, 2> (in->depth) : pick_emu<8, 1> (in->depth);
+  const int bs = 32 * (1 + nf) * pairs;
+  std::vector<std::unique_ptr<EmuBlock>> blocks;
+  std::vector<std::thread> threads;
+  for (int b = 0; b < nblocks; b++)
+    {
+      auto blk = std::make_unique<EmuBlock> ();
+      for (int w = 0; w < bs / 32; w++)
+        blk->warps.push_back (std::make_unique<EmuWarp> ());
+      blk->named.push_back (nullptr);
+      for (int p = 0; p < pairs; p++)
+        blk->named.push_back (std::make_unique<std::barrier<>> (32 * (1 + nf)));
+      blk->smem.assign (pairs * sizeof (PairSmem), 0x5a);
+      blocks.push_back (std::move (blk));
+    }
+  for (int b = 0; b < nblocks; b++)
+    for (int t = 0; t < bs; t++)
+      threads.emplace_back ([&, b, t] {
+        emu_tid = t;
+        emu_bdim = bs;
+        emu_block = blocks[b].get ();
+        fn (A);
+      });
+  for (auto &th : threads)
+    th.join ();
+  for (size_t i = 0; i < n; i++) /* iir_mean */
+    for (int ch = 0; ch < A.channels; ch++)
+      {
+        size_t o = i * A.channels + ch;
+        if (ch >= A.colours)
+          {
+            memcpy ((char *) out->pixels + o * gfx_depth_bytes (A.depth),
+                    (const char *) in->pixels + o * gfx_depth_bytes (A.depth),
+                    gfx_depth_bytes (A.depth));
+            continue;
+          }
+        const float *p = A.planes + (size_t) ch * GFX_IIR_QUADRANTS * n + i;
+        float v = gfx_iir_mean (p[0], p[n], p[2 * n], p[3 * n]);
+        if (A.depth == GFX_U8)
+          ((uint8_t *) out->pixels)[o] = gfx_iir_to_u8 (v);
+        else if (A.depth == GFX_U16)
+          ((uint16_t *) out->pixels)[o] = gfx_iir_to_u16 (v);
+        else
+          ((float *) out->pixels)[o] = v;
+      }
+}
+
+int
+main (void)
+{
+  static const int sizes[][2] = { { 1, 1 }, { 5, 3 }, { 40, 70 }, { 33, 65 }, { 97, 31 },
+                                  { 64, 64 }, { 17, 100 }, { 130, 40 }, { 300, 70 }, { 45, 200 } };
+  int fails = 0, cases = 0;
+  for (int s = 0; s < 10; s++)
+    for (int k = 0; k < 6; k++)
+      {
+        const int chunk = k & 1 ? 16 : 8, nf = 1 << k / 2;
+        const int depth = (s + k) % 3, channels = 1 + (s + k) % 3;
+        const int pairs = nf == 4 ? 1 : 1 + (s + k) % 2; /* 256 threads a block at most */
+        const int nblocks = 1 + (s + k) % 3;
+        gfx_iir_filter f;
+        iir_random_filter (&f, 3, 3, 0.85);
+        gfx_image in, cpu, emu;
+        gfx_error err;
+        iir_random_image (&in, sizes[s][0], sizes[s][1], channels, channels == 2,
+                          (gfx_depth) depth);
+        gfx_iir_filter_cpu (&f, &in, &cpu, NULL, &err);
+        gfx_image_clone (&emu, &in, NULL);
+        run (&f, &in, &emu, chunk, nf, pairs, nblocks);
+        bool same = !memcmp (cpu.pixels, emu.pixels, gfx_image_bytes (&in));
+        printf ("%s emulated split kernel == cpu: %dx%d, %s, %d channels, chunk %d, feeders "
+                "%d, groups/block %d, blocks %d\n", same ? "PASS" : "FAIL", sizes[s][0],
+                sizes[s][1], gfx_depth_name ((gfx_depth) depth), channels, chunk, nf, pairs,
+                nblocks);
+        fflush (stdout);
+        fails += !same;
+        cases++;
+        gfx_image_free (&in);
+        gfx_image_free (&cpu);
+        gfx_image_free (&emu);
+      }
+  printf ("# %d of %d cases failed\n", fails, cases);
+  return fails != 0;
+}
