@@ -4,7 +4,8 @@
  * Table 1 (GTX 285) beside them.  Medians of several runs after a warm-up.
  * Usage: halftone_gpu [--sweep] [--quick]
  *        halftone_gpu --one W H CHANNELS KERNEL BLOCK MARGIN REPS
- *   --sweep: also block size x margin for 8192^2 gray, and the other kernels.
+ *   --sweep: also, for 8192^2 gray, the rows kernel's rows per thread K x block size, the
+ *   strip kernel, block size x margin, and the other kernels.
  *   --one: one configuration (levels 2, u8), median kernel and total ms (for profilers). */
 #include <stdint.h>
 #include <stdio.h>

@@ -7,7 +7,8 @@
 #          build folder, build/h-ht by default)
 #   there: run tool, command "bash bench/halftone_gpu_session.sh run [PARTS]", carry
 #          [".gpurun_ht"]; PARTS (default "test bench sanitize"): any of test, test-nolarge,
-#          bench, sanitize, res (registers and spills of the kernels)
+#          bench, sanitize, res (registers and spills of the kernels), ncu (stall reasons of
+#          the rows kernel on FS 8192^2); T_TEST, T_BENCH, T_SAN, T_NCU: time limits (s)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/gpu_session_lib.sh"
@@ -44,6 +45,12 @@ for part in $parts; do
     sanitize)
       # racecheck instruments every shared access of the spinning hand-offs: tiny cases
       GPUFX_TEST_QUICK=1 RACE_ENV=GPUFX_TEST_QUICK=2 session_sanitize "$out" ${T_SAN:-150} ./runner ;;
+    ncu)
+      # where the rows kernel's one warp stalls (FS 8192^2 gray, default K and block)
+      timeout ${T_NCU:-150} ncu --section SchedulerStats --section WarpStateStats \
+        --section SourceCounters --section MemoryWorkloadAnalysis -k regex:halftone_rows_kernel \
+        -c 1 ./runner bench --one 8192 8192 1 0 0 -1 1 > "$out/ncu.txt" 2>&1
+      echo "ncu rc=$?"; grep -i "stall\|issue\|warp cycles\|eligible" "$out/ncu.txt" | head -40 ;;
     res)
       cuobjdump -res-usage ./runner 2>/dev/null | grep -A1 'halftone_rows_kernel' \
         | grep -o 'Function [^:]*\|REG:[0-9]*\|STACK:[0-9]*\|LOCAL:[0-9]*' | paste - - - - \
