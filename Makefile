@@ -93,15 +93,18 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(CUDA_LIBS) $(LDLIBS)
 
-# The GPU halftone kernel run on the CPU (host threads as GPU threads): checks its logic on
-# machines without a GPU.  C++20 for std::barrier.
-EMU_TEST := $(BUILD)/tests/test_halftone_emu
-$(EMU_TEST): tests/emu/halftone_emu.cpp cuda/halftone_kernel.cuh cuda/halftone_setup.cuh $(CORE_LIB)
+# The GPU halftone and IIR kernels run on the CPU (host threads as GPU threads): check
+# their logic on machines without a GPU.  C++20 for std::barrier.
+EMU_TESTS := $(BUILD)/tests/test_halftone_emu $(BUILD)/tests/test_iir_emu
+$(BUILD)/tests/test_halftone_emu: cuda/halftone_kernel.cuh cuda/halftone_rows.cuh \
+  cuda/halftone_setup.cuh
+$(BUILD)/tests/test_iir_emu: cuda/cuda_iir_split.cuh tests/unit/test_iir_util.h
+$(BUILD)/tests/test_%_emu: tests/emu/%_emu.cpp $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(CXX) -std=c++20 -O1 -pthread -DGFXHT_EMULATE -Wall -Wextra -Werror -Wno-unknown-pragmas \
-	  -Wno-missing-field-initializers $(filter -fsanitize% -fno-%,$(CFLAGS)) $< $(CORE_LIB) \
-	  -o $@ $(LDFLAGS) $(LDLIBS)
-tests-core: $(EMU_TEST)
+	$(CXX) -std=c++20 -O1 -pthread -DGFXHT_EMULATE -DGFX_IIR_EMULATE -Wall -Wextra -Werror \
+	  -Wno-unknown-pragmas -Wno-missing-field-initializers $(filter -fsanitize% -fno-%,$(CFLAGS)) \
+	  $< $(CORE_LIB) -o $@ $(LDFLAGS) $(LDLIBS)
+tests-core: $(EMU_TESTS)
 
 # Stand-alone benchmark programs (core only, like the unit tests): make build/bench/NAME
 $(BUILD)/bench/%: bench/%.c $(CORE_LIB)
