@@ -7,8 +7,9 @@
 #          build folder, build/h-ht by default)
 #   there: run tool, command "bash bench/halftone_gpu_session.sh run [PARTS]", carry
 #          [".gpurun_ht"]; PARTS (default "test bench sanitize"): any of test, test-nolarge,
-#          bench, sanitize, res (registers and spills of the kernels), ncu (stall reasons of
-#          the rows kernel on FS 8192^2); T_TEST, T_BENCH, T_SAN, T_NCU: time limits (s)
+#          bench, table (main table and strip shapes, no sweep), sanitize, res (registers and
+#          spills of the kernels), ncu (stall reasons by SASS line of the rows kernel, FS
+#          8192^2: ncu.txt, ncu_sass.csv); T_TEST, T_BENCH, T_SAN, T_NCU: time limits (s)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/gpu_session_lib.sh"
@@ -46,11 +47,22 @@ for part in $parts; do
       # racecheck instruments every shared access of the spinning hand-offs: tiny cases
       GPUFX_TEST_QUICK=1 RACE_ENV=GPUFX_TEST_QUICK=2 session_sanitize "$out" ${T_SAN:-150} ./runner ;;
     ncu)
-      # where the rows kernel's one warp stalls (FS 8192^2 gray, default K and block)
-      timeout ${T_NCU:-150} ncu --section SchedulerStats --section WarpStateStats \
-        --section SourceCounters --section MemoryWorkloadAnalysis -k regex:halftone_rows_kernel \
-        -c 1 ./runner bench --one 8192 8192 1 0 0 -1 1 > "$out/ncu.txt" 2>&1
-      echo "ncu rc=$?"; grep -i "stall\|issue\|warp cycles\|eligible" "$out/ncu.txt" | head -40 ;;
+      # where the rows kernel's one warp stalls (FS 8192^2 gray, default K and block): the
+      # sections, then the stall samples of every SASS instruction (source page, csv)
+      timeout ${T_NCU:-150} ncu --clock-control none --import-source yes --section SchedulerStats \
+        --section WarpStateStats --section SourceCounters --section MemoryWorkloadAnalysis \
+        -k regex:halftone_rows_kernel -c 1 -f -o "$out/ncu" ./runner bench --one 8192 8192 1 0 0 -1 1 \
+        > "$out/ncu_run.txt" 2>&1
+      echo "ncu rc=$?"
+      ncu -i "$out/ncu.ncu-rep" > "$out/ncu.txt" 2>&1
+      ncu -i "$out/ncu.ncu-rep" --page source --csv --print-source sass > "$out/ncu_sass.csv" 2>&1
+      grep -i "stall\|issue\|warp cycles\|eligible" "$out/ncu.txt" | head -40 ;;
+    table)
+      # the main table only, and shapes that split per-step from per-strip cost
+      timeout ${T_BENCH:-150} ./runner bench 2>&1 | tee "$out/table.log"
+      for s in "8192 64" "8192 128" "8192 1024" "1024 8192" "2048 8192"; do
+        timeout 30 ./runner bench --one $s 1 0 0 -1 9 2>&1 | tee -a "$out/table.log"
+      done ;;
     res)
       cuobjdump -res-usage ./runner 2>/dev/null | grep -A1 'halftone_rows_kernel' \
         | grep -o 'Function [^:]*\|REG:[0-9]*\|STACK:[0-9]*\|LOCAL:[0-9]*' | paste - - - - \

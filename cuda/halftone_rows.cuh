@@ -71,11 +71,20 @@ rows_warp_smem (int K, int sb)
 }
 
 #ifndef GFXHT_EMULATE
-__device__ __forceinline__ void
-cp_async16 (void *dst, const void *src)
+/* Shared-memory addresses of the tiles are kept as 32-bit shared-space addresses: a generic
+ * pointer converted at every copy cost a uniform CTA-id read and a stall per copy. */
+typedef unsigned sptr;
+
+__device__ __forceinline__ sptr
+to_sptr (void *p)
 {
-  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr (dst)), "l"(src)
-                : "memory");
+  return smem_addr (p);
+}
+
+__device__ __forceinline__ void
+cp_async16 (sptr dst, const void *src)
+{
+  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
 }
 
 __device__ __forceinline__ void
@@ -136,11 +145,14 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   bool import_up, export_down, margin_met;
   const unsigned long long *up1, *up2;          /* strip above's last, second last row */
   unsigned long long *dn1, *dn2;                /* this strip's */
+  const unsigned long long *impp;               /* this lane's import word at chunk base 0 */
   unsigned long long imp, mimp;                 /* import and margin words in flight */
   float h[K + 2][D];                            /* rows -2, -1, 0 .. K-1 */
   float in[K][RC];                              /* this chunk's input samples */
   unsigned qw[K][RC / 4];                       /* this chunk's level indices, packed */
   int off[K];                                   /* byte of column 0 of a chunk in its tile row */
+  long long blk0[K];                            /* input byte of row j's first block at X0 */
+  sptr dst0[K];                                 /* row j's tile row in input buffer 0 */
 
   __device__ __forceinline__ bool
   interior (int b) const
@@ -148,25 +160,32 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
     return b - 31 * SL - (K - 1) * L >= 0 && b + RC <= p.width && row0 + 32 * K <= p.height;
   }
 
-  /* The 16-byte blocks of this lane's rows for the chunk at base b into tile buf. */
+  /* The 16-byte blocks of this lane's rows for the chunk at base b into tile buf.  A chunk
+   * moves a row's samples by RC sb bytes, a multiple of 16, so the blocks of chunk b are
+   * those of X0 moved on (blk0, dst0 set in run); bounds are tested per block only where a
+   * row's blocks are not all inside the buffer. */
   __device__ void
   copy_in (int b, int buf)
   {
+    const long long adv = (long long) ((unsigned) (b - X0) / RC) * (RC * p.sb);
+    const int nb = p.sb + 1;
 #pragma unroll
     for (int j = 0; j < K; j++)
       {
-        int y = row0 + K * lane + j;
-        if (y >= p.height)
+        if (row0 + K * lane + j >= p.height)
           continue;
-        long long s = (((long long) y * p.width + (b - lane * SL - j * L)) * p.stride + ch) * BPS;
-        long long blk = s & ~15ll;
-        unsigned char *dst = tin + ((buf * K + j) * 32 + lane) * p.pitch;
-        for (int q = 0; q <= p.sb; q++)
+        const long long a = blk0[j] + adv;
+        const sptr dst = dst0[j] + buf * (K * 32 * p.pitch);
+        if (a >= 0 && a + 16 * nb <= p.in_bytes)
           {
-            long long a = blk + 16 * q;
-            if (a >= 0 && a + 16 <= p.in_bytes)
-              cp_async16 (dst + 16 * q, (const unsigned char *) p.in + a);
+            const unsigned char *src = (const unsigned char *) p.in + a;
+            for (int q = 0; q < nb; q++)
+              cp_async16 (dst + 16 * q, src + 16 * q);
           }
+        else
+          for (int q = 0; q < nb; q++)
+            if (a + 16 * q >= 0 && a + 16 * q + 16 <= p.in_bytes)
+              cp_async16 (dst + 16 * q, (const unsigned char *) p.in + a + 16 * q);
       }
     cp_async_commit ();
   }
@@ -204,7 +223,7 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   import_issue (int b)
   {
     if (import_wanted (b))
-      imp = ld_relaxed_gpu ((lane < 16 ? up1 : up2) + import_col (b));
+      imp = ld_relaxed_gpu (impp + b);
     if (margin_wanted (b))
       mimp = ld_relaxed_gpu (up1 + margin_col (b));
   }
@@ -222,7 +241,7 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
         if (__all_sync (FULL, ok && mok))
           break;
         if (!ok)
-          imp = ld_relaxed_gpu ((lane < 16 ? up1 : up2) + import_col (b));
+          imp = ld_relaxed_gpu (impp + b);
         if (!mok)
           mimp = ld_relaxed_gpu (up1 + margin_col (b));
       }
@@ -231,10 +250,44 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
     return want ? __uint_as_float ((unsigned) imp) : 0.0f;
   }
 
-  /* One step: lane-0 row-0 column b + i; tile buffers ib (input) and qb (level indices). */
+  /* Edge chunks: bit i of vm[j] says whether row j's column at step i is inside the image
+   * (outside, its error is 0 and it is not exported), bit i of wm[k] whether write-back store
+   * k of step i is (column and row).  Made once a chunk, so an edge step costs about what an
+   * interior one does (the per-step tests made edge chunks 2.6 times slower, and they set
+   * the lag between strips). */
+  __device__ __forceinline__ void
+  step_masks (int b, unsigned *vm) const
+  {
+#pragma unroll
+    for (int j = 0; j < K; j++)
+      {
+        const int c0 = b - lane * SL - j * L; /* column at step 0 */
+        const int lo = max (0, min (RC, -c0)), hi = max (0, min (RC, p.width - c0));
+        vm[j] = lo < hi ? ((1u << hi) - 1u) & ~((1u << lo) - 1u) : 0u;
+      }
+  }
+
+  __device__ __forceinline__ void
+  write_masks (int b, unsigned *wm) const
+  {
+    const int hw = lane >> 4;
+#pragma unroll
+    for (int k = 0; k < K; k++)
+      {
+        const int cb = b - hw * SL - k * L + (lane & 15), yb = row0 + K * hw + k;
+        unsigned m = 0;
+#pragma unroll
+        for (int i = 0; i < RC; i++)
+          if ((unsigned) (cb - 2 * SL * i) < (unsigned) p.width && yb + 2 * K * i < p.height)
+            m |= 1u << i;
+        wm[k] = m;
+      }
+  }
+
+  /* One step: lane-0 row-0 column b + i of the chunk at base b (vm, ex: made for it). */
   template <bool CHECK>
   __device__ __forceinline__ void
-  step (int i, int b, float impv)
+  step (int i, float impv, const unsigned *vm, unsigned long long *ex)
   {
     float r1 = __shfl_up_sync (FULL, h[K + 1][0], 1);
     float r2 = ROWS == 3 ? __shfl_up_sync (FULL, h[K][0], 1) : 0.0f;
@@ -245,7 +298,6 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
         r1 = i1;
         r2 = i2;
       }
-    const int x0 = b + i - lane * SL;
     /* Stage by stage over the K rows (tap t of every row, then the next tap, ...): the
      * rows are independent, and this order makes the compiler interleave their chains
      * (row by row it scheduled them one after the other). */
@@ -283,7 +335,7 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
             q[j] = (unsigned) qi;
             ev = v - p.lvl[qi];
           }
-        if (CHECK && (unsigned) (x0 - j * L) >= (unsigned) p.width)
+        if (CHECK && !((vm[j] >> i) & 1u))
           ev = 0.0f;
         e[j] = ev;
       }
@@ -297,11 +349,10 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
       }
     if (export_down && lane == 31)
       {
-        int x = x0 - (K - 1) * L;
-        if (!CHECK || (unsigned) x < (unsigned) p.width)
-          st_export (dn1 + x, tagged ((int) p.epoch, e[K - 1]));
-        if (ROWS == 3 && (!CHECK || (unsigned) (x + L) < (unsigned) p.width))
-          st_export (dn2 + x + L, tagged ((int) p.epoch, e[K - 2]));
+        if (!CHECK || ((vm[K - 1] >> i) & 1u))
+          st_export (ex + i, tagged ((int) p.epoch, e[K - 1]));
+        if (ROWS == 3 && (!CHECK || ((vm[K - 2] >> i) & 1u)))
+          st_export (ex + (dn2 - dn1) + L + i, tagged ((int) p.epoch, e[K - 2]));
       }
 #pragma unroll
     for (int r = 0; r < K + 2; r++)
@@ -318,15 +369,13 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
    * step 0 and moves by dstep samples a step. */
   template <bool CHECK>
   __device__ __forceinline__ void
-  write_back (int i, int b, int qb, char *const *out, long long dstep)
+  write_back (int i, int qb, char *const *out, long long dstep, const unsigned *wm)
   {
     const int hw = lane >> 4, lp = 2 * i + hw;
 #pragma unroll
     for (int k = 0; k < K; k++)
       {
-        int col = b - lp * SL - k * L + (lane & 15);
-        int y = row0 + K * lp + k;
-        if (CHECK && ((unsigned) col >= (unsigned) p.width || y >= p.height))
+        if (CHECK && !((wm[k] >> i) & 1u))
           continue;
         unsigned v = tq[((qb * K + k) * 32 + lp) * RQW + (lane & 15)];
         if (!LV2)
@@ -380,12 +429,20 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   {
     char *out[K];
     const long long dstep = out_ptrs (b - RC, out);
+    unsigned vm[K] = {}, wm[K] = {};
+    /* row K - 1's export word at step 0 (steps add i: an immediate offset of the store) */
+    unsigned long long *ex = dn1 + (b - lane * SL - (K - 1) * L);
+    if (CHECK)
+      {
+        step_masks (b, vm);
+        write_masks (b - RC, wm);
+      }
     load_inputs (ib);
 #pragma unroll
     for (int i = 0; i < RC; i++)
       {
-        write_back<CHECK> (i, b - RC, qb ^ 1, out, dstep);
-        step<CHECK> (i, b, impv);
+        write_back<CHECK> (i, qb ^ 1, out, dstep, wm);
+        step<CHECK> (i, impv, vm, ex);
       }
 #pragma unroll
     for (int j = 0; j < K; j++)
@@ -407,10 +464,13 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
         long long s = (((long long) (row0 + K * lane + j) * p.width + (X0 - lane * SL - j * L))
                          * p.stride + ch) * BPS;
         off[j] = (int) (s & 15);
+        blk0[j] = s & ~15ll;
+        dst0[j] = to_sptr (tin + (j * 32 + lane) * p.pitch);
       }
     copy_in (X0, 0);
     copy_in (X0 + RC, 1);
     imp = mimp = 0;
+    impp = (lane < 16 ? up1 : up2) + (lane < 16 ? lane + L : lane - 16 + 2 * L);
     import_issue (X0);
     int ib = 0, qb = 0;
     for (int b = X0; b < x0_end; b += RC)
@@ -430,9 +490,11 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
       }
     char *out[K];
     const long long dstep = out_ptrs (x0_end - RC, out);
+    unsigned wm[K];
+    write_masks (x0_end - RC, wm);
 #pragma unroll
     for (int i = 0; i < RC; i++)
-      write_back<true> (i, x0_end - RC, qb ^ 1, out, dstep);
+      write_back<true> (i, qb ^ 1, out, dstep, wm);
   }
 };
 

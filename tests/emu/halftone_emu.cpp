@@ -113,6 +113,7 @@ template <class T> static T __ldg (const T *p) { return *p; }
 static inline unsigned __float_as_uint (float f) { unsigned u; memcpy (&u, &f, 4); return u; }
 static inline float __uint_as_float (unsigned u) { float f; memcpy (&f, &u, 4); return f; }
 using std::min;
+using std::max;
 
 static unsigned
 atomicAdd (unsigned *p, unsigned v)
@@ -156,9 +157,16 @@ st_flag (int *p, int v)
 {
   std::atomic_ref<int> (*p).exchange (v, std::memory_order_relaxed);
 }
-/* cp.async: the copy happens at once (the kernel waits before it reads anyway) */
+/* cp.async: the copy happens at once (the kernel waits before it reads anyway); shared
+ * addresses are plain pointers here */
+typedef unsigned char *sptr;
+static inline sptr
+to_sptr (void *p)
+{
+  return (sptr) p;
+}
 static inline void
-cp_async16 (void *dst, const void *src)
+cp_async16 (sptr dst, const void *src)
 {
   memcpy (dst, src, 16);
 }
