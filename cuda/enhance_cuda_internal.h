@@ -17,6 +17,27 @@ template <> struct EnhSums<uint8_t> { typedef uint32_t S1; typedef uint32_t S2; 
 template <> struct EnhSums<uint16_t> { typedef uint32_t S1; typedef uint64_t S2; };
 template <> struct EnhSums<int32_t> { typedef int64_t S1; typedef uint64_t S2; };
 
+#ifndef ENH_STRIP_EMULATE
+/* The launch of a statistics kernel: with overlap it may start while the totals kernel
+ * ends (programmatic dependent launch; the kernel waits before it reads the thresholds).
+ * at: the one attribute's storage, alive until the launch. */
+inline cudaLaunchConfig_t
+enh_launch_config (dim3 grid, dim3 block, size_t smem, cudaStream_t s, bool overlap,
+                   cudaLaunchAttribute *at)
+{
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  at->id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at->val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = at;
+  cfg.numAttrs = overlap ? 1 : 0;
+  return cfg;
+}
+#endif
+
 #define ENH_MAX_BLOCKS 2048 /* reduction blocks: one partial each (2^34 keys / 2^23) */
 
 struct EnhPartial {

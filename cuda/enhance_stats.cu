@@ -394,16 +394,9 @@ enh_launch_stats (const KT *key, int w, int h, int r, const EnhState *st, EnhSin
       dim3 grid ((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H);
       /* automatic or overlap = 1: programmatic dependent launch (the tile kernel waits for
        * the totals kernel before it reads the thresholds) */
-      cudaLaunchConfig_t cfg = {};
-      cfg.gridDim = grid;
-      cfg.blockDim = dim3 (TILE_THREADS);
-      cfg.dynamicSmemBytes = smem;
-      cfg.stream = stream;
-      cudaLaunchAttribute at[1];
-      at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      at[0].val.programmaticStreamSerializationAllowed = 1;
-      cfg.attrs = at;
-      cfg.numAttrs = tune.kernel == 0 || tune.overlap ? 1 : 0;
+      cudaLaunchAttribute at;
+      cudaLaunchConfig_t cfg = enh_launch_config (grid, dim3 (TILE_THREADS), smem, stream,
+                                                  tune.kernel == 0 || tune.overlap, &at);
       return cudaLaunchKernelEx (&cfg, tile_kernel<KT>, key, w, h, r, st, sink);
     }
   S2 *rp2 = (S2 *) rp; /* 8-byte sums first: alignment */

@@ -318,15 +318,9 @@ launch_rc (const uint8_t *key, int w, int h, int sh, int overlap, int dstore,
   const int span = BAND - 2 * R;
   const int nbx = (w + span - 1) / span;
   const int ow = (w + nbx - 1) / nbx;
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3 ((unsigned) nbx, (unsigned) ((h + sh - 1) / sh));
-  cfg.blockDim = dim3 (BAND / C);
-  cfg.stream = s;
-  cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  at[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = at;
-  cfg.numAttrs = overlap ? 1 : 0;
+  cudaLaunchAttribute at;
+  cudaLaunchConfig_t cfg = enh_launch_config (
+      dim3 ((unsigned) nbx, (unsigned) ((h + sh - 1) / sh)), dim3 (BAND / C), 0, s, overlap, &at);
   return cudaLaunchKernelEx (&cfg, strip_kernel<R, C>, key, w, h, ow, sh, dstore, st, sink);
 }
 

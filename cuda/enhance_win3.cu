@@ -45,16 +45,11 @@ cudaError_t
 launch_seg (const uint8_t *key, int w, int h, int overlap, const EnhState *st,
             EnhSink<uint8_t> sink, cudaStream_t s)
 {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3 ((unsigned) ((w + w3::COLS - 1) / w3::COLS),
-                      (unsigned) ((h + SEG * WARPS - 1) / (SEG * WARPS)));
-  cfg.blockDim = dim3 (32 * WARPS);
-  cfg.stream = s;
-  cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  at[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = at;
-  cfg.numAttrs = overlap ? 1 : 0;
+  cudaLaunchAttribute at;
+  cudaLaunchConfig_t cfg = enh_launch_config (
+      dim3 ((unsigned) ((w + w3::COLS - 1) / w3::COLS),
+            (unsigned) ((h + SEG * WARPS - 1) / (SEG * WARPS))),
+      dim3 (32 * WARPS), 0, s, overlap, &at);
   return cudaLaunchKernelEx (&cfg, win3_kernel<MODE, SEG>, key, w, h, st, sink);
 }
 

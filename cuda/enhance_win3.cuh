@@ -244,31 +244,24 @@ walk (const uint32_t *tr, int nrows, const Rule32 &q, const Out &o, size_t at, i
   uint32_t a1[4], a2[4], b1[4], b2[4];
   hsums (tr, a1, a2);
   hsums (tr + WORDS, b1, b2);
-  if (nrows == SEG)
+  auto row = [&] (int i) { /* output row i from the three rows of sums around it */
+    uint32_t c1[4], c2[4];
+    hsums (tr + (i + 2) * WORDS, c1, c2);
+    emit_row<MODE> (a1, a2, b1, b2, c1, c2, tr[(i + 1) * WORDS + 1], q, o, at + (size_t) i * w,
+                    inner, lane, xl, w);
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      a1[k] = b1[k], a2[k] = b2[k], b1[k] = c1[k], b2[k] = c2[k];
+  };
+  if (nrows == SEG) /* a whole segment: unrolled */
     {
 #pragma unroll
       for (int i = 0; i < SEG; i++)
-        {
-          uint32_t c1[4], c2[4];
-          hsums (tr + (i + 2) * WORDS, c1, c2);
-          emit_row<MODE> (a1, a2, b1, b2, c1, c2, tr[(i + 1) * WORDS + 1], q, o,
-                          at + (size_t) i * w, inner, lane, xl, w);
-#pragma unroll
-          for (int k = 0; k < 4; k++)
-            a1[k] = b1[k], a2[k] = b2[k], b1[k] = c1[k], b2[k] = c2[k];
-        }
+        row (i);
       return;
     }
   for (int i = 0; i < nrows; i++)
-    {
-      uint32_t c1[4], c2[4];
-      hsums (tr + (i + 2) * WORDS, c1, c2);
-      emit_row<MODE> (a1, a2, b1, b2, c1, c2, tr[(i + 1) * WORDS + 1], q, o,
-                      at + (size_t) i * w, inner, lane, xl, w);
-#pragma unroll
-      for (int k = 0; k < 4; k++)
-        a1[k] = b1[k], a2[k] = b2[k], b1[k] = c1[k], b2[k] = c2[k];
-    }
+    row (i);
 }
 
 } // namespace w3
