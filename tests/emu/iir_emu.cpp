@@ -1,16 +1,9 @@
-/* Runs the split GPU IIR kernel (cuda/cuda_iir_split.cuh) on the CPU: every GPU thread is a
- * host thread, warp shuffles / votes / __syncwarp are barriers over the 32 lanes of a warp,
- * a named barrier is a barrier over its group's warps, and all blocks run at once (as they
- * are resident on the GPU).  The quadrant planes are then averaged as iir_mean does and the
- * result compared bit for bit with gfx_iir_filter_cpu.  This checks the kernel's index
- * arithmetic, ring slots, phase protocol, hand-off and deadlock freedom (with fewer blocks
- * than groups, so groups loop over tickets) on machines without a GPU; it says nothing
- * about the GPU memory model or speed.  Small images only.
- *
- * Build and run (BUILD: a build folder with libgfxcore.a):
- *   g++ -std=c++20 -O1 -pthread -DGFX_IIR_EMULATE -Wno-unknown-pragmas \
- *       tests/emu/iir_emu.cpp $BUILD/libgfxcore.a -o $BUILD/iir_emu && $BUILD/iir_emu
- * Prints PASS/FAIL lines like the unit tests; exit status 1 if any case fails. */
+/* Runs the split GPU IIR kernel (cuda/cuda_iir_split.cuh) on the CPU through cuda_emu.h (a
+ * named barrier is a barrier over its group's warps), then averages the quadrant planes as
+ * iir_mean does and compares the result bit for bit with gfx_iir_filter_cpu: the kernel's
+ * index arithmetic, ring slots, phase protocol, hand-off and deadlock freedom (with fewer
+ * blocks than groups, so groups loop over tickets) on machines without a GPU.  Small images
+ * only.  Built and run by `make check` (build/tests/test_iir_emu). */
 #include <atomic>
 #include <barrier>
 #include <cstdint>
@@ -31,74 +24,9 @@ extern "C" gfx_status gfx_iir_filter_cpu (const gfx_iir_filter *f, const gfx_ima
                                           gfx_image *out, gfx_progress *progress,
                                           gfx_error *err);
 
-/* ---- the CUDA surface the kernel uses ---- */
-#define __global__
-#define __device__
-#define __host__
-#define __constant__
-#define __forceinline__ inline
-#define __launch_bounds__(...)
+#include "cuda_emu.h"
 
-
-struct emu_dim3 { unsigned x; };
-struct EmuWarp
-{
-  std::barrier<> bar{ 32 };
-  unsigned long long buf[32];
-};
-struct EmuBlock
-{
-  std::vector<std::unique_ptr<EmuWarp>> warps;
-  std::vector<std::unique_ptr<std::barrier<>>> named; /* index = barrier id */
-  std::vector<unsigned char> smem;
-};
-thread_local unsigned emu_tid, emu_bdim;
-thread_local EmuBlock *emu_block;
-
-#define threadIdx (emu_dim3{ emu_tid })
-#define blockDim (emu_dim3{ emu_bdim })
-
-static inline EmuWarp &
-emu_warp ()
-{
-  return *emu_block->warps[emu_tid / 32];
-}
-
-static inline void __syncwarp () { emu_warp ().bar.arrive_and_wait (); }
-
-template <class T>
-static T
-__shfl_up_sync (unsigned, T v, int d)
-{
-  EmuWarp &w = emu_warp ();
-  unsigned lane = emu_tid & 31;
-  unsigned long long b = 0;
-  memcpy (&b, &v, sizeof v);
-  w.buf[lane] = b;
-  w.bar.arrive_and_wait ();
-  T r = v;
-  if ((int) lane >= d)
-    memcpy (&r, &w.buf[lane - d], sizeof r);
-  w.bar.arrive_and_wait ();
-  return r;
-}
-
-static bool
-__any_sync (unsigned, bool pred)
-{
-  EmuWarp &w = emu_warp ();
-  w.buf[emu_tid & 31] = pred;
-  w.bar.arrive_and_wait ();
-  bool any = false;
-  for (int i = 0; i < 32; i++)
-    any = any || w.buf[i];
-  w.bar.arrive_and_wait ();
-  return any;
-}
-
-template <class T> static T __ldg (const T *p) { return *p; }
-static inline unsigned __float_as_uint (float f) { unsigned u; memcpy (&u, &f, 4); return u; }
-static inline float __uint_as_float (unsigned u) { float f; memcpy (&f, &u, 4); return f; }
+/* ---- what the IIR kernel uses beyond cuda_emu.h ---- */
 static inline long long
 __double_as_longlong (double d)
 {
@@ -112,12 +40,6 @@ __longlong_as_double (long long v)
   double d;
   memcpy (&d, &v, 8);
   return d;
-}
-
-static int
-atomicAdd (int *p, int v)
-{
-  return std::atomic_ref<int> (*p).fetch_add (v);
 }
 
 namespace gfx_iir
@@ -187,29 +109,15 @@ run (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, int chunk, in
                   : nf == 4 ? pick_emu<8, 4> (in->depth)
                   : nf == 2 ? pick_emu<8, 2> (in->depth) : pick_emu<8, 1> (in->depth);
   const int bs = 32 * (1 + nf) * pairs;
-  std::vector<std::unique_ptr<EmuBlock>> blocks;
-  std::vector<std::thread> threads;
-  for (int b = 0; b < nblocks; b++)
-    {
-      auto blk = std::make_unique<EmuBlock> ();
-      for (int w = 0; w < bs / 32; w++)
-        blk->warps.push_back (std::make_unique<EmuWarp> ());
-      blk->named.push_back (nullptr);
+  emu_launch (
+    nblocks, bs,
+    [&] (EmuBlock &blk) {
+      blk.named.push_back (nullptr);
       for (int p = 0; p < pairs; p++)
-        blk->named.push_back (std::make_unique<std::barrier<>> (32 * (1 + nf)));
-      blk->smem.assign (pairs * sizeof (PairSmem), 0x5a);
-      blocks.push_back (std::move (blk));
-    }
-  for (int b = 0; b < nblocks; b++)
-    for (int t = 0; t < bs; t++)
-      threads.emplace_back ([&, b, t] {
-        emu_tid = t;
-        emu_bdim = bs;
-        emu_block = blocks[b].get ();
-        fn (A);
-      });
-  for (auto &th : threads)
-    th.join ();
+        blk.named.push_back (std::make_unique<std::barrier<>> (32 * (1 + nf)));
+      blk.smem.assign (pairs * sizeof (PairSmem), 0x5a);
+    },
+    [&] { fn (A); });
   for (size_t i = 0; i < n; i++) /* iir_mean */
     for (int ch = 0; ch < A.channels; ch++)
       {
