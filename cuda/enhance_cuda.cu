@@ -1,6 +1,6 @@
 /* GPU local enhance, host side.  Per decision plane: keys (skipped when a single
  * 8/16-bit channel is its own key), the reduction (totals and thresholds), the statistics
- * kernel (on request, for n = 3 on 8-bit keys that fit the GPU's shared memory, one fused
+ * kernel (for n = 3 on 8-bit keys that fit the GPU's shared memory, by default one fused
  * kernel does both).  A single 8/16-bit channel is written straight by the statistics
  * kernel; other layouts go through decision planes and the apply kernel.  Device buffers are kept
  * between calls (grown as needed) and all dropped after any failure, so a later call
@@ -154,7 +154,8 @@ launch_all (const Plan &pl, const gfx_enhance_params *p, int sms, gfx_error *err
       else
         sink.dec = (uint8_t *) cache.dec.p + (size_t) plane * pl.n;
       if constexpr (sizeof (KT) == 1)
-        if (what == GFX_ENH_TIME_ALL && pl.r == 1 && tuning.kernel == 4)
+        if (what == GFX_ENH_TIME_ALL && pl.r == 1
+            && (tuning.kernel == 0 || tuning.kernel == 4)) /* fused: automatic for n = 3 */
           {
             bool done = false;
             CUDA_TRY (enh_launch_fused3 (key, pl.w, pl.h, ra, st, sink, cache.stream, &done));

@@ -31,9 +31,9 @@ void gfx_cuda_enhance_release (void);
 /* Speed knobs (0 = automatic; they never change results), for tests and benches:
  * kernel = 1 the shared-memory tile kernel (the automatic choice but for n = 3), 2 the
  * strip kernel for 8-bit data and n <= 33 (slower on an H100, kept for study), 3 the n = 3
- * kernel for 8-bit data (the automatic choice there), 4 the fused n = 3 kernel (totals
- * and statistics in one cooperative kernel, where the image fits the GPU's shared memory;
- * else as 3); cols = 4, 8 or 16 columns per
+ * kernel for 8-bit data after a separate totals kernel, 4 the fused n = 3 kernel (the
+ * automatic choice there: totals and statistics in one cooperative kernel, where the image
+ * fits the GPU's shared memory; else as 3); cols = 4, 8 or 16 columns per
  * strip-kernel thread; strip = rows per strip-kernel block (1..4096), for the n = 3
  * kernel rows per warp (2, 4, 8 or 16: the largest not above strip, at least 2; 0 = 4);
  * overlap = 1 lets the strip, n = 3 or tile kernel start while the totals kernel ends
