@@ -1,15 +1,8 @@
-/* Runs the GPU halftone kernel (cuda/halftone_kernel.cuh) on the CPU: every GPU thread is
- * a host thread, warp shuffles / votes / __syncwarp are barriers over the 32 lanes of a
- * warp, __syncthreads a barrier over the block, and all blocks run at once (as they are
- * resident on the GPU).  This checks the kernel's index arithmetic, ring tags, hand-off
- * protocol and deadlock freedom against the serial reference on machines without a GPU;
- * it says nothing about the GPU memory model or speed.  Small images only.
- *
- * Build and run:
- *   g++ -std=c++20 -O1 -pthread -DGFXHT_EMULATE -Wno-unknown-pragmas \
- *       tests/emu/halftone_emu.cpp build/libgfxcore.a -o build/emu/halftone_emu
- * Prints PASS/FAIL lines like the unit tests; runs both kernels (halftone_kernel.cuh and
- * halftone_rows.cuh), see main for the options. */
+/* Runs the GPU halftone kernels (cuda/halftone_kernel.cuh, the strip kernel, and
+ * cuda/halftone_rows.cuh, the rows kernel) on the CPU through cuda_emu.h and compares them
+ * byte for byte with the serial reference: index arithmetic, ring tags, hand-off protocol
+ * and deadlock freedom on machines without a GPU.  Small images only.  Built and run by
+ * `make check` (build/tests/test_halftone_emu); see main for the options. */
 #include <atomic>
 #include <barrier>
 #include <cstdint>
@@ -26,100 +19,12 @@
 extern "C" gfx_status gfx_halftone_ref (const gfx_image *in, gfx_image *out, int kernel,
                                         int levels, gfx_error *err);
 
-/* ---- the CUDA surface the kernel uses ---- */
-#define __global__
-#define __device__
-#define __host__
-#define __forceinline__ inline
-#define __grid_constant__
-#define __launch_bounds__(...)
+#include "cuda_emu.h"
 
-struct emu_dim3 { unsigned x; };
-struct EmuWarp
-{
-  std::barrier<> bar{ 32 };
-  unsigned long long buf[32];
-};
-struct EmuBlock
-{
-  std::unique_ptr<std::barrier<>> bar;
-  std::vector<std::unique_ptr<EmuWarp>> warps;
-  std::vector<unsigned char> smem;
-};
-thread_local unsigned emu_tid, emu_bdim;
-thread_local EmuBlock *emu_block;
-
-#define threadIdx (emu_dim3{ emu_tid })
-#define blockDim (emu_dim3{ emu_bdim })
+/* ---- what the halftone kernels use beyond cuda_emu.h ---- */
 #define GFXHT_DYNAMIC_SMEM(name) unsigned char *name = emu_block->smem.data ()
-
-static inline EmuWarp &
-emu_warp ()
-{
-  return *emu_block->warps[emu_tid / 32];
-}
-
-static inline void __syncthreads () { emu_block->bar->arrive_and_wait (); }
-static inline void __syncwarp () { emu_warp ().bar.arrive_and_wait (); }
-static inline void __threadfence_block () { std::atomic_thread_fence (std::memory_order_seq_cst); }
-
-template <class T>
-static T
-__shfl_up_sync (unsigned, T v, int d)
-{
-  EmuWarp &w = emu_warp ();
-  unsigned lane = emu_tid & 31;
-  unsigned long long b = 0;
-  memcpy (&b, &v, sizeof v);
-  w.buf[lane] = b;
-  w.bar.arrive_and_wait ();
-  T r = v;
-  if ((int) lane >= d)
-    memcpy (&r, &w.buf[lane - d], sizeof r);
-  w.bar.arrive_and_wait ();
-  return r;
-}
-
-template <class T>
-static T
-__shfl_sync (unsigned, T v, int src)
-{
-  EmuWarp &w = emu_warp ();
-  unsigned lane = emu_tid & 31;
-  unsigned long long b = 0;
-  memcpy (&b, &v, sizeof v);
-  w.buf[lane] = b;
-  w.bar.arrive_and_wait ();
-  T r;
-  memcpy (&r, &w.buf[src & 31], sizeof r);
-  w.bar.arrive_and_wait ();
-  return r;
-}
-
-static bool
-__all_sync (unsigned, bool pred)
-{
-  EmuWarp &w = emu_warp ();
-  w.buf[emu_tid & 31] = pred;
-  w.bar.arrive_and_wait ();
-  bool all = true;
-  for (int i = 0; i < 32; i++)
-    all = all && w.buf[i];
-  w.bar.arrive_and_wait ();
-  return all;
-}
-
-template <class T> static T __ldg (const T *p) { return *p; }
-static inline unsigned __float_as_uint (float f) { unsigned u; memcpy (&u, &f, 4); return u; }
-static inline float __uint_as_float (unsigned u) { float f; memcpy (&f, &u, 4); return f; }
 using std::min;
 using std::max;
-
-static unsigned
-atomicAdd (unsigned *p, unsigned v)
-{
-  return std::atomic_ref<unsigned> (*p).fetch_add (v);
-}
 
 namespace gfxht
 {
@@ -244,27 +149,9 @@ emu_halftone (const gfx_image *in, gfx_image *out, int kernel, int levels, int b
   p.epoch = ++epoch_counter;
   kernel_fn fn = pick (kernel, levels == 2, in->depth);
   int nblocks = p.nch * p.nstrips;
-  std::vector<std::unique_ptr<EmuBlock>> blocks;
-  std::vector<std::thread> threads;
-  for (int b = 0; b < nblocks; b++)
-    {
-      auto blk = std::make_unique<EmuBlock> ();
-      blk->bar = std::make_unique<std::barrier<>> (bs);
-      for (int w = 0; w < bs / 32; w++)
-        blk->warps.push_back (std::make_unique<EmuWarp> ());
-      blk->smem.assign (smem_bytes (bs / 32), 0x5a);
-      blocks.push_back (std::move (blk));
-    }
-  for (int b = 0; b < nblocks; b++)
-    for (int t = 0; t < bs; t++)
-      threads.emplace_back ([&, b, t] {
-        emu_tid = t;
-        emu_bdim = bs;
-        emu_block = blocks[b].get ();
-        fn (p);
-      });
-  for (auto &th : threads)
-    th.join ();
+  emu_launch (
+    nblocks, bs, [&] (EmuBlock &blk) { blk.smem.assign (smem_bytes (bs / 32), 0x5a); },
+    [&] { fn (p); });
 }
 
 /* ---- the rows kernel (halftone_rows.cuh) ---- */
@@ -316,27 +203,10 @@ emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, in
                       : rpick1<4> (kernel, levels == 2, in->depth);
   int nw = rows_warps (bs, K, p.sb);
   int nblocks = (p.nch * p.nst + nw - 1) / nw;
-  std::vector<std::unique_ptr<EmuBlock>> blocks;
-  std::vector<std::thread> threads;
-  for (int b = 0; b < nblocks; b++)
-    {
-      auto blk = std::make_unique<EmuBlock> ();
-      blk->bar = std::make_unique<std::barrier<>> (nw * 32);
-      for (int w = 0; w < nw; w++)
-        blk->warps.push_back (std::make_unique<EmuWarp> ());
-      blk->smem.assign ((size_t) nw * p.warp_smem, 0x5a);
-      blocks.push_back (std::move (blk));
-    }
-  for (int b = 0; b < nblocks; b++)
-    for (int t = 0; t < nw * 32; t++)
-      threads.emplace_back ([&, b, t] {
-        emu_tid = t;
-        emu_bdim = nw * 32;
-        emu_block = blocks[b].get ();
-        fn (p);
-      });
-  for (auto &th : threads)
-    th.join ();
+  emu_launch (
+    nblocks, nw * 32,
+    [&] (EmuBlock &blk) { blk.smem.assign ((size_t) nw * p.warp_smem, 0x5a); },
+    [&] { fn (p); });
 }
 
 /* ---- the checks ---- */
