@@ -113,6 +113,16 @@ atomicAdd (T *p, T v)
   return std::atomic_ref<T> (*p).fetch_add (v);
 }
 
+/* A relaxed load of a word another thread spins on; yields first, so the spinning thread
+ * lets the writer run on a machine with fewer cores than emulated threads. */
+template <class T>
+static T
+emu_ld_relaxed (const T *p)
+{
+  std::this_thread::yield ();
+  return std::atomic_ref<T> (*const_cast<T *> (p)).load (std::memory_order_relaxed);
+}
+
 /* Runs kernel () on nblocks blocks of bs threads (a multiple of 32), all at once; setup
  * gives each block its shared memory and named barriers. */
 static void

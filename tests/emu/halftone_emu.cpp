@@ -31,9 +31,7 @@ namespace gfxht
 static inline unsigned long long
 ld_relaxed_gpu (const unsigned long long *p)
 {
-  std::this_thread::yield ();
-  return std::atomic_ref<unsigned long long> (*const_cast<unsigned long long *> (p)).load (
-    std::memory_order_relaxed);
+  return emu_ld_relaxed (p);
 }
 static inline void
 st_relaxed_gpu (unsigned long long *p, unsigned long long v)
@@ -54,8 +52,7 @@ st_slot (unsigned long long *p, unsigned long long v)
 static inline int
 ld_flag (const int *p)
 {
-  std::this_thread::yield ();
-  return std::atomic_ref<int> (*const_cast<int *> (p)).load (std::memory_order_relaxed);
+  return emu_ld_relaxed (p);
 }
 static inline void
 st_flag (int *p, int v)

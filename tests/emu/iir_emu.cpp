@@ -53,9 +53,7 @@ pair_sync (int id, int threads)
 static inline unsigned long long
 ld_relaxed (const unsigned long long *p)
 {
-  std::this_thread::yield ();
-  return std::atomic_ref<unsigned long long> (*const_cast<unsigned long long *> (p)).load (
-    std::memory_order_relaxed);
+  return emu_ld_relaxed (p);
 }
 static inline void
 st_relaxed (unsigned long long *p, double v)
