@@ -246,6 +246,27 @@ fail:
   return status;
 }
 
+/* Either kernel (P: Params or RParams) on grid x threads with smem bytes: the hand-off
+ * words and a zeroed ticket, launched between the k0 / k1 events. */
+template <class P>
+gfx_status
+timed_launch (void (*fn) (P), P &p, int grid, int threads, size_t smem, gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  p.bnd = ctx.d_bnd;
+  p.ticket = ctx.d_ticket;
+  p.epoch = ctx.epoch;
+  CUDA_TRY (cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  CUDA_TRY (cudaMemsetAsync (ctx.d_ticket, 0, sizeof (unsigned), ctx.stream));
+  CUDA_TRY (cudaEventRecord (ctx.k0, ctx.stream));
+  fn<<<grid, threads, smem, ctx.stream>>> (p);
+  CUDA_TRY_LAUNCH ();
+  CUDA_TRY (cudaEventRecord (ctx.k1, ctx.stream));
+  return GFX_OK;
+fail:
+  return status;
+}
+
 /* The rows kernel: block size bs maps to warps per block (rows_warps), each warp a strip
  * of 32 K rows with its own ticket. */
 gfx_status
@@ -263,18 +284,7 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
     return status;
   p.in = ctx.d_in;
   p.out = ctx.d_out;
-  p.bnd = ctx.d_bnd;
-  p.ticket = ctx.d_ticket;
-  p.epoch = ctx.epoch;
-  CUDA_TRY (cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-  CUDA_TRY (cudaMemsetAsync (ctx.d_ticket, 0, sizeof (unsigned), ctx.stream));
-  CUDA_TRY (cudaEventRecord (ctx.k0, ctx.stream));
-  fn<<<(warps + nw - 1) / nw, 32 * nw, smem, ctx.stream>>> (p);
-  CUDA_TRY_LAUNCH ();
-  CUDA_TRY (cudaEventRecord (ctx.k1, ctx.stream));
-  return GFX_OK;
-fail:
-  return status;
+  return timed_launch (fn, p, (warps + nw - 1) / nw, 32 * nw, smem, err);
 }
 
 /* Runs the kernel on the device buffers (already filled); records k0/k1 around it. */
@@ -286,18 +296,7 @@ launch (Params &p, int kernel, int depth, int bs, gfx_error *err)
   size_t smem = smem_bytes (bs / 32);
   if ((status = boundary ((size_t) p.nch * p.nstrips * 2 * p.width, err)))
     return status;
-  p.bnd = ctx.d_bnd;
-  p.ticket = ctx.d_ticket;
-  p.epoch = ctx.epoch;
-  CUDA_TRY (cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-  CUDA_TRY (cudaMemsetAsync (ctx.d_ticket, 0, sizeof (unsigned), ctx.stream));
-  CUDA_TRY (cudaEventRecord (ctx.k0, ctx.stream));
-  fn<<<p.nch * p.nstrips, bs, smem, ctx.stream>>> (p);
-  CUDA_TRY_LAUNCH ();
-  CUDA_TRY (cudaEventRecord (ctx.k1, ctx.stream));
-  return GFX_OK;
-fail:
-  return status;
+  return timed_launch (fn, p, p.nch * p.nstrips, bs, smem, err);
 }
 
 } // namespace
