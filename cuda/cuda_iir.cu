@@ -71,18 +71,6 @@ struct WarpSmem
   double ax[MR > 1 ? MR - 1 : 1][CH], ay[MR > 1 ? MR - 1 : 1][CH];
 };
 
-__device__ __forceinline__ unsigned
-load_raw (const Args &A, int q, int ch, int n1, int n2)
-{
-  return gfx_iir_load_raw (A, q, ch, n1, n2);
-}
-
-__device__ __forceinline__ float
-raw_value (gfx_depth depth, unsigned v)
-{
-  return gfx_iir_raw_value (depth, v);
-}
-
 /* The group's rows at frame columns c0 .. c0 + CH - 1 into registers: load i covers
  * 32 / CH rows, each of them CH consecutive columns (0 outside the image). */
 template <int CH>
@@ -97,7 +85,7 @@ load_block (const Args &A, int q, int ch, int r0, int c0, int lane, unsigned (&p
       int row = r0 + i * RPI + pr;
       pf[i] = 0;
       if (row < A.H && col < A.W)
-        pf[i] = load_raw (A, q, ch, row, col);
+        pf[i] = gfx_iir_load_raw (A, q, ch, row, col);
     }
 }
 
@@ -109,7 +97,7 @@ store_block (WarpSmem<MR, CH> &S, gfx_depth depth, int c0, int lane, const unsig
   const int pr = lane / CH, slot = (c0 + lane % CH) & (RING - 1);
 #pragma unroll
   for (int i = 0; i < CH; i++)
-    S.xs[i * RPI + pr][slot] = (double) raw_value (depth, pf[i]);
+    S.xs[i * RPI + pr][slot] = (double) gfx_iir_raw_value (depth, pf[i]);
 }
 
 __device__ __forceinline__ void
@@ -175,7 +163,7 @@ issue_above (const Args &A, int q, int ch, int r0, int t0, int lane,
     if (lane < CH && col < A.W && k1 < A.m1)
       {
         int above = r0 - k1;
-        ab.x[k1 - 1] = load_raw (A, q, ch, above, col);
+        ab.x[k1 - 1] = gfx_iir_load_raw (A, q, ch, above, col);
         ab.y[k1 - 1] = above < 0 ? 0 : ld_relaxed (bnd_prev + (size_t) (k1 - 1) * A.W + col);
       }
 }
@@ -201,7 +189,7 @@ settle_above (const Args &A, int r0, int t0, int lane, const unsigned long long 
             y = ld_relaxed (p); /* each poll is an L2 round trip: no sleep needed */
         if (mine)
           {
-            double xv = raw_value (A.depth, ab.x[k1 - 1]);
+            double xv = gfx_iir_raw_value (A.depth, ab.x[k1 - 1]);
             S.ax[k1 - 1][lane] = xv;
             S.ay[k1 - 1][lane] = above < 0 ? xv : __longlong_as_double (y);
           }
