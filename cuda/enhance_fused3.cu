@@ -1,15 +1,24 @@
 /* n = 3 for 8-bit keys in one cooperative kernel, when the whole key plane fits the GPU's
- * shared memory (the seed's 3241 x 3685 image is 12 MB; an H100 has 132 x 227 KB): each
- * block (one per SM, all resident) loads a band of full rows with a one-row halo into
- * shared memory once, as 128-column tiles (enhance_win3.cuh), adds up the exact totals of
- * its own rows (dp4a; at most 2^32 / 2^16 keys a lane), publishes them, and waits at a grid
- * barrier; then every block adds up all the partial totals (integers: the order does not
- * matter), computes the very same thresholds as the totals kernel
- * (gfx_enh_thresholds_make), and decides and writes its band from shared memory.  The key
- * plane is read from global memory once and the output written once: the memory traffic
- * of a copy. */
+ * shared memory (the seed's 3241 x 3685 image is 12 MB; an H100 has 132 x 227 KB).
+ *
+ * Each block (one per SM, all resident) owns a band of full rows.  Its warps copy the
+ * band and a one-row halo into shared memory (one word per lane and row step, the
+ * reflected columns -1 and w stored in place, so the walk below has no border cases) and
+ * add up the exact totals of the block's own rows on the way (dp4a).  The block publishes
+ * its totals and waits at a grid barrier; then every block adds up all the partial totals
+ * (integers: the order does not matter), computes the very same thresholds as the totals
+ * kernel (gfx_enh_thresholds_make), and decides and writes its band from shared memory.
+ * The key plane is read from global memory once and the output written once: the memory
+ * traffic of a copy.
+ *
+ * The walk: a warp takes a contiguous run of the band's output rows of one 128-column tile
+ * (the runs of all warps cover tiles x rows evenly), each lane 4 columns.  Per row it
+ * keeps the 3-wide horizontal sums of k and k^2 of the last three rows in registers
+ * (w3::hsums); per pixel the decision is two unsigned range tests (w3::Rule32) and the
+ * gained value one predicated byte load from the gain table. */
 #include <cooperative_groups.h>
 
+#include "bulk_copy.cuh"
 #include "enhance_win3.cuh"
 
 namespace cg = cooperative_groups;
@@ -17,53 +26,177 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int THREADS = 1024, WARPS = THREADS / 32;
-constexpr int SEG = 4; /* output rows per warp job */
+constexpr int RAW_AT = 16; /* a row's bulk copy lands this many bytes into its shared row */
 
-/* j / d for the block-uniform divisors of the job maps (d < 2^16, j d < 2^32): one
- * multiply-high by m = floor((2^32 - 1) / d) + 1 instead of a division. */
-struct Div {
-  uint32_t d, m;
-  __device__ explicit Div (uint32_t d_) : d (d_), m (0xffffffffu / d_ + 1u) {}
-  __device__ __forceinline__ uint32_t
-  operator() (uint32_t j) const
-  {
-    return d == 1 ? j : __umulhi (j, m);
-  }
+/* Shared words per band row, a multiple of 4 (rows start 16-byte aligned): the walk reads
+ * up to word 32 x tiles + 1; a row's bulk copy lands at byte RAW_AT and spans up to w + 30
+ * bytes (its ends rounded out to 16 bytes). */
+__host__ __device__ inline int
+pitch_words (int w)
+{
+  const int walk = 32 * ((w + w3::COLS - 1) / w3::COLS) + 2, copy = (RAW_AT + w + 30 + 3) / 4;
+  return ((walk > copy ? walk : copy) + 3) & ~3;
+}
+
+/* The bulk copy of image row gy: the 16-byte aligned bytes around it. */
+struct RowCopy {
+  const uint8_t *src;
+  uint32_t bytes, skew; /* skew: where column 0 lies in the copy */
 };
 
-template <int MODE>
-__global__ void __launch_bounds__ (THREADS, 1)
-fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, RuleArgs ra,
-               EnhState *st, EnhSink<uint8_t> sink)
+__device__ __forceinline__ RowCopy
+row_copy (const uint8_t *key, int w, int gy)
 {
-  extern __shared__ __align__ (16) uint32_t tiles[]; /* ntiles x (rows + 2) x WORDS */
-  __shared__ unsigned long long red[2][WARPS];
-  __shared__ w3::Rule32 rule;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int ntiles = (w + w3::COLS - 1) / w3::COLS;
-  const int y0 = blockIdx.x * band, rows = min (band, h - y0), tr = rows + 2;
-  /* job j: tile j / tr, its shared row j % tr (global row y0 - 1 + j % tr) */
-  const Div by_tr ((uint32_t) tr), by_rows ((uint32_t) rows);
-  w3::load_rows (tiles, key, w, warp, ntiles * tr, WARPS, lane,
-                 [&] (int j, int &srow, int &gy, int &x0) {
-                   const int t = (int) by_tr ((uint32_t) j), r = j - t * tr;
-                   srow = j;
-                   gy = w3::refl (y0 - 1 + r, h);
-                   x0 = t * w3::COLS;
-                 });
-  __syncthreads ();
-  /* Totals of the band's own rows: each key once (lane word 1 + lane of rows 1 .. rows),
-   * columns past w masked. */
-  uint32_t p1 = 0, p2 = 0;
-  for (int j = warp; j < ntiles * rows; j += WARPS)
+  const uintptr_t g = (uintptr_t) (key + (size_t) gy * w), a = g & ~(uintptr_t) 15;
+  /* the key buffer has slack after its end for the last row's rounding */
+  return { (const uint8_t *) a, (uint32_t) (((g + w + 15) & ~(uintptr_t) 15) - a),
+           (uint32_t) (g - a) };
+}
+
+/* Moves a landed row into place, in place and in ascending order (a word is read before
+ * any lane writes it): byte j becomes column j - 4, columns -1 and w their reflections.
+ * Adds the row's keys to p1, their squares to p2 when `own`. */
+__device__ __forceinline__ void
+place_row (uint32_t *d, uint32_t skew, int w, bool own, int lane, uint32_t &p1, uint32_t &p2)
+{
+  const int from = (RAW_AT - 4 + (int) skew) / 4; /* word q comes from words q + from, + 1 */
+  const uint32_t sh = 8u * (skew & 3u);
+  const int words = (w + 3) / 4 + 1; /* up to the one with column w - 1 */
+  for (int q0 = 0; q0 < words; q0 += 32)
     {
-      const int t = (int) by_rows ((uint32_t) j), r = j - t * rows + 1;
-      uint32_t v = tiles[(t * tr + r) * w3::WORDS + 1 + lane];
-      const int left = w - (t * w3::COLS + 4 * lane); /* columns of this word in the image */
-      v = left >= 4 ? v : left <= 0 ? 0u : v & (0xffffffffu >> (8 * (4 - left)));
-      p1 = __dp4a (v, 0x01010101u, p1);
-      p2 = __dp4a (v, v, p2);
+      const int q = q0 + lane;
+      uint32_t lo = 0, hi = 0;
+      if (q < words)
+        lo = d[q + from], hi = d[q + from + 1];
+      __syncwarp ();
+      if (q < words)
+        {
+          const uint32_t v = __funnelshift_r (lo, hi, sh);
+          d[q] = v;
+          if (own && q >= 1) /* columns 4q - 4 .. 4q - 1, those past w - 1 masked */
+            {
+              const uint32_t m = 4 * q <= w ? v : v & (0xffffffffu >> (8 * (4 * q - w)));
+              p1 = __dp4a (m, 0x01010101u, p1);
+              p2 = __dp4a (m, m, p2);
+            }
+        }
+      __syncwarp ();
     }
+  if (lane == 0)
+    {
+      uint8_t *b = (uint8_t *) d;
+      b[3] = b[4];
+      b[4 + w] = b[3 + w];
+    }
+}
+
+/* The 3-wide horizontal sums of k (s1) and k^2 (s2) of a lane's 4 columns in one row,
+ * and the row's word of those columns (c). */
+struct RowSums {
+  uint32_t s1[4], s2[4], c;
+};
+
+/* r points at the word before the lane's own; the windows are byte permutations with a
+ * zero top byte. */
+__device__ __forceinline__ void
+row_sums (const uint32_t *r, RowSums &o)
+{
+  const uint32_t p = r[0], c = r[1], q = r[2];
+  const uint32_t m1 = c & 0xffffffu, m2 = c >> 8;
+  const uint32_t m[4] = { __byte_perm (p, m1, 0x7543), m1, m2, __byte_perm (m2, q, 0x3421) };
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    {
+      o.s1[k] = __dp4a (m[k], 0x01010101u, 0u);
+      o.s2[k] = __dp4a (m[k], m[k], 0u);
+    }
+  o.c = c;
+}
+
+__device__ __forceinline__ uint32_t
+pack_bytes (const uint32_t (&v)[4])
+{
+  return __byte_perm (__byte_perm (v[0], v[1], 0x0040u), __byte_perm (v[2], v[3], 0x0040u),
+                      0x5410u);
+}
+
+/* Where one tile row goes: the output (or decision) bytes and the mask bytes of its first
+ * column; inner: all 128 columns inside the image. */
+struct RowOut {
+  uint8_t *dst, *mask;
+  bool inner;
+};
+
+/* Decides the lane's 4 pixels of the centre row b (a above, c below) and writes them. */
+template <int MODE>
+__device__ __forceinline__ void
+emit (const RowSums &a, const RowSums &b, const RowSums &c, const w3::Rule32 &q,
+      const uint8_t *lut, const RowOut &o, int x, int w, int lane)
+{
+  uint32_t v[4], d[4];
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    {
+      const uint32_t s1 = a.s1[k] + b.s1[k] + c.s1[k], s2 = a.s2[k] + b.s2[k] + c.s2[k];
+      d[k] = (s1 - q.s1lo <= q.s1span) & (9u * s2 - s1 * s1 - q.dlo <= q.dspan);
+      const uint32_t key = (b.c >> (8 * k)) & 0xffu;
+      if constexpr (MODE == w3::MODE_DEC)
+        v[k] = d[k];
+      else
+        v[k] = d[k] ? (uint32_t) lut[key] : key;
+    }
+  const uint32_t ov = pack_bytes (v);
+  if (o.inner)
+    w3::store_row (o.dst, ov, lane);
+  else
+    w3::store_edge (o.dst + 4 * lane, ov, x, w);
+  if constexpr (MODE == w3::MODE_OUT_MASK)
+    {
+      const uint32_t mv = pack_bytes (d) * 255u;
+      if (o.inner)
+        w3::store_row (o.mask, mv, lane);
+      else
+        w3::store_edge (o.mask + 4 * lane, mv, x, w);
+    }
+}
+
+/* Output rows i0 .. i1 - 1 of the band in the tile at x0: col points at the lane's word
+ * before its own in band row 0, at is the image offset of (y0, x0).  The three row sums
+ * rotate through fixed registers (three rows a step). */
+template <int MODE>
+__device__ __forceinline__ void
+walk (const uint32_t *col, int pitch, int i0, int i1, const w3::Rule32 &q, const uint8_t *lut,
+      const w3::Out &out, size_t at, int w, int x0, int lane)
+{
+  const bool inner = x0 + w3::COLS <= w;
+  const int x = x0 + 4 * lane;
+  RowSums r0, r1, r2;
+  row_sums (col + i0 * pitch, r0);
+  row_sums (col + (i0 + 1) * pitch, r1);
+  auto step = [&] (const RowSums &a, const RowSums &b, RowSums &c, int i) {
+    row_sums (col + (i + 2) * pitch, c);
+    const size_t ra = at + (size_t) i * w;
+    const RowOut o = { out.dst + ra, MODE == w3::MODE_OUT_MASK ? out.mask + ra : nullptr, inner };
+    emit<MODE> (a, b, c, q, lut, o, x, w, lane);
+  };
+  int i = i0;
+  for (; i + 3 <= i1; i += 3)
+    {
+      step (r0, r1, r2, i);
+      step (r1, r2, r0, i + 1);
+      step (r2, r0, r1, i + 2);
+    }
+  if (i < i1)
+    step (r0, r1, r2, i);
+  if (i + 1 < i1)
+    step (r1, r2, r0, i + 1);
+}
+
+/* Totals of the block into st->part[blockIdx.x]. */
+__device__ __forceinline__ void
+publish_totals (uint32_t p1, uint32_t p2, EnhState *st, unsigned long long (&red)[2][WARPS])
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   unsigned long long q1 = p1, q2 = p2;
   for (int o = 16; o > 0; o >>= 1)
     {
@@ -80,45 +213,94 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, RuleArgs
         b1 += red[0][i], b2 += red[1][i];
       st->part[blockIdx.x] = { b1, 0ull, b2, 0ull };
     }
-  if constexpr (MODE != w3::MODE_DEC)
-    if (threadIdx.x < 256)
-      w3::slut[threadIdx.x] = (uint8_t) sink.lut[threadIdx.x];
-  cg::this_grid ().sync ();
+}
+
+/* Warp 0: the thresholds from all blocks' totals (8-bit keys, fewer than 2^34 of them:
+ * both totals fit 64 bits). */
+__device__ __forceinline__ void
+thresholds (EnhState *st, int w, int h, const RuleArgs &ra, w3::Rule32 &rule)
+{
+  const int lane = threadIdx.x & 31;
+  unsigned long long t1 = 0, t2 = 0;
+  for (unsigned b = lane; b < gridDim.x; b += 32)
+    {
+      const volatile EnhPartial *pp = &st->part[b];
+      t1 += pp->t1lo;
+      t2 += pp->t2lo;
+    }
+  for (int o = 16; o > 0; o >>= 1)
+    {
+      t1 += __shfl_down_sync (0xffffffffu, t1, o);
+      t2 += __shfl_down_sync (0xffffffffu, t2, o);
+    }
+  if (lane == 0)
+    {
+      const gfx_enh_thresholds th = gfx_enh_thresholds_make (
+        (gfx_i128) t1, (gfx_u128) t2, (uint64_t) w * (uint64_t) h, ra.n_win, ra.k, ra.rule);
+      rule = w3::rule32 (th);
+      if (blockIdx.x == 0)
+        st->th = th; /* as the totals kernel leaves it (the bench's partial timings) */
+    }
+}
+
+template <int MODE>
+__global__ void __launch_bounds__ (THREADS, 1)
+fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, RuleArgs ra,
+               EnhState *st, EnhSink<uint8_t> sink)
+{
+  extern __shared__ __align__ (128) uint32_t rows_smem[]; /* (rows + 2) x pitch, gain table */
+  __shared__ uint64_t landed;                              /* the bulk copies' barrier */
+  __shared__ unsigned long long red[2][WARPS];
+  __shared__ w3::Rule32 rule;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int pitch = pitch_words (w);
+  const int y0 = blockIdx.x * band, rows = min (band, h - y0), nr = rows + 2;
+  uint8_t *lut = (uint8_t *) (rows_smem + nr * pitch);
+  /* Band rows y0 - 1 .. y0 + rows (reflected) in flight at once, then moved into place. */
+  if (threadIdx.x == 0)
+    bulk_init (&landed, 1);
+  __syncthreads ();
   if (warp == 0)
     {
-      /* 8-bit keys, fewer than 2^34 of them: both totals fit 64 bits */
-      unsigned long long t1 = 0, t2 = 0;
-      for (unsigned b = lane; b < gridDim.x; b += 32)
-        {
-          const volatile EnhPartial *pp = &st->part[b];
-          t1 += pp->t1lo;
-          t2 += pp->t2lo;
-        }
+      uint32_t bytes = 0;
+      for (int r = lane; r < nr; r += 32)
+        bytes += row_copy (key, w, w3::refl (y0 - 1 + r, h)).bytes;
       for (int o = 16; o > 0; o >>= 1)
-        {
-          t1 += __shfl_down_sync (0xffffffffu, t1, o);
-          t2 += __shfl_down_sync (0xffffffffu, t2, o);
-        }
+        bytes += __shfl_xor_sync (0xffffffffu, bytes, o);
       if (lane == 0)
+        bulk_expect (&landed, bytes);
+      __syncwarp ();
+      for (int r = lane; r < nr; r += 32)
         {
-          const gfx_enh_thresholds th = gfx_enh_thresholds_make (
-            (gfx_i128) t1, (gfx_u128) t2, (uint64_t) w * (uint64_t) h, ra.n_win, ra.k, ra.rule);
-          rule = w3::rule32 (th);
-          if (blockIdx.x == 0)
-            st->th = th; /* as the totals kernel leaves it (the bench's partial timings) */
+          const RowCopy rc = row_copy (key, w, w3::refl (y0 - 1 + r, h));
+          bulk_copy (rows_smem + r * pitch + RAW_AT / 4, rc.src, rc.bytes, &landed);
         }
     }
+  if constexpr (MODE != w3::MODE_DEC)
+    if (threadIdx.x < 256)
+      lut[threadIdx.x] = (uint8_t) sink.lut[threadIdx.x];
+  bulk_wait (&landed, 0);
+  uint32_t p1 = 0, p2 = 0; /* at most 2^32 / 2^16 keys a lane */
+  for (int r = warp; r < nr; r += WARPS)
+    place_row (rows_smem + r * pitch, row_copy (key, w, w3::refl (y0 - 1 + r, h)).skew, w,
+               r >= 1 && r <= rows, lane, p1, p2);
+  publish_totals (p1, p2, st, red);
+  cg::this_grid ().sync ();
+  if (warp == 0)
+    thresholds (st, w, h, ra, rule);
   __syncthreads ();
   const w3::Rule32 q = rule;
   const w3::Out o = { MODE == w3::MODE_DEC ? sink.dec : sink.out, sink.mask };
-  const int nseg = (rows + SEG - 1) / SEG;
-  const Div by_nseg ((uint32_t) nseg);
-  for (int j = warp; j < ntiles * nseg; j += WARPS)
+  /* the warp's run of output tile-rows, tile by tile */
+  const int ntiles = (w + w3::COLS - 1) / w3::COLS, jobs = ntiles * rows;
+  const int j1 = (int) ((long long) (warp + 1) * jobs / WARPS);
+  for (int j = (int) ((long long) warp * jobs / WARPS); j < j1;)
     {
-      const int t = (int) by_nseg ((uint32_t) j), sg = j - t * nseg, x0 = t * w3::COLS;
-      w3::walk<MODE, SEG> (tiles + (t * tr + sg * SEG) * w3::WORDS + lane,
-                           min (SEG, rows - sg * SEG), q, o,
-                           (size_t) (y0 + sg * SEG) * w + x0, w, x0, lane);
+      const int t = j / rows, i0 = j - t * rows, i1 = min (rows, i0 + (j1 - j));
+      const int x0 = t * w3::COLS;
+      walk<MODE> (rows_smem + x0 / 4 + lane, pitch, i0, i1, q, lut, o, (size_t) y0 * w + x0, w,
+                  x0, lane);
+      j += i1 - i0;
     }
 }
 
@@ -127,8 +309,8 @@ cudaError_t
 launch_mode (const uint8_t *key, int w, int h, RuleArgs ra, EnhState *st,
              EnhSink<uint8_t> sink, cudaStream_t s, bool *done)
 {
-  /* The plan for this device and size, set once per (device, w, h, mode) by the caller's
-   * lock: band rows per block so that one block per SM covers the image. */
+  /* The device's limits, read once (the caller holds the cache lock): band rows per block
+   * so that one block per SM covers the image. */
   static int max_smem = -1, sms = 0;
   if (max_smem < 0)
     {
@@ -144,10 +326,9 @@ launch_mode (const uint8_t *key, int w, int h, RuleArgs ra, EnhState *st,
           return e;
         }
     }
-  const int ntiles = (w + w3::COLS - 1) / w3::COLS;
   const int band = (h + sms - 1) / sms, grid = (h + band - 1) / band;
-  const size_t smem = (size_t) ntiles * (band + 2) * w3::WORDS * 4;
-  const size_t static_smem = 256 + 2 * WARPS * 8 + sizeof (w3::Rule32) + 64;
+  const size_t smem = (size_t) (band + 2) * pitch_words (w) * 4 + 256; /* rows, gain table */
+  const size_t static_smem = 8 + 2 * WARPS * 8 + sizeof (w3::Rule32) + 64;
   if (grid > ENH_MAX_BLOCKS || smem + static_smem > (size_t) max_smem)
     return cudaSuccess; /* does not fit: *done stays false */
   static size_t smem_set[3] = { 0, 0, 0 };
