@@ -7,7 +7,10 @@
  * Use: one thread calls bulk_init (bar, 1), then every thread passes a __syncthreads;
  * one thread calls bulk_expect (bar, total bytes of all copies) before (or while) copies
  * are issued with bulk_copy; every thread that reads the data calls bulk_wait (bar, 0).
- * Addresses and sizes of a copy are multiples of 16 bytes. */
+ * The other way, shared to global: every thread that wrote the bytes calls
+ * bulk_store_fence, the block passes a __syncthreads, one thread calls bulk_store and
+ * then bulk_store_wait (before the block ends).  Addresses and sizes of a copy are
+ * multiples of 16 bytes. */
 #ifndef GFX_BULK_COPY_CUH
 #define GFX_BULK_COPY_CUH
 
@@ -56,6 +59,29 @@ bulk_wait (uint64_t *bar, uint32_t parity)
                   : "=r"(done)
                   : "r"(bulk_smem (bar)), "r"(parity)
                   : "memory");
+}
+
+/* Makes this thread's shared-memory writes visible to a following bulk store. */
+__device__ __forceinline__ void
+bulk_store_fence ()
+{
+  asm volatile ("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+__device__ __forceinline__ void
+bulk_store (void *dst_global, const void *src_smem, uint32_t bytes)
+{
+  asm volatile ("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst_global),
+                "r"(bulk_smem (src_smem)), "r"(bytes)
+                : "memory");
+  asm volatile ("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+/* Waits until this thread's bulk stores are complete. */
+__device__ __forceinline__ void
+bulk_store_wait ()
+{
+  asm volatile ("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
 #endif

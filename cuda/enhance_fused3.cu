@@ -53,29 +53,40 @@ row_copy (const uint8_t *key, int w, int gy)
            (uint32_t) (g - a) };
 }
 
-/* Moves a landed row into place, in place and in ascending order (a word is read before
- * any lane writes it): byte j becomes column j - 4, columns -1 and w their reflections.
- * Adds the row's keys to p1, their squares to p2 when `own`. */
+/* Moves a landed row into place, in place and in ascending order, PLACE words a lane at
+ * a time (all lanes read them before any lane writes): byte j becomes column j - 4,
+ * columns -1 and w their reflections.  Adds the row's keys to p1, their squares to p2
+ * when `own`. */
+constexpr int PLACE = 8;
+
 __device__ __forceinline__ void
 place_row (uint32_t *d, uint32_t skew, int w, bool own, int lane, uint32_t &p1, uint32_t &p2)
 {
   const int from = (RAW_AT - 4 + (int) skew) / 4; /* word q comes from words q + from, + 1 */
   const uint32_t sh = 8u * (skew & 3u);
-  const int words = (w + 3) / 4 + 1; /* up to the one with column w - 1 */
-  for (int q0 = 0; q0 < words; q0 += 32)
+  /* words 1 .. last hold columns 0 .. w - 1 (word 0 only column -1, set below); the last
+   * one's bytes past column w - 1 do not count */
+  const int last = (w + 3) / 4;
+  const uint32_t last_mask = 0xffffffffu >> (8 * (4 * last - w));
+  for (int b = 1; b <= last; b += 32 * PLACE) /* the same trips for every lane */
     {
-      const int q = q0 + lane;
-      uint32_t lo = 0, hi = 0;
-      if (q < words)
-        lo = d[q + from], hi = d[q + from + 1];
-      __syncwarp ();
-      if (q < words)
+      const int q0 = b + lane;
+      uint32_t v[PLACE];
+#pragma unroll
+      for (int k = 0; k < PLACE; k++)
         {
-          const uint32_t v = __funnelshift_r (lo, hi, sh);
-          d[q] = v;
-          if (own && q >= 1) /* columns 4q - 4 .. 4q - 1, those past w - 1 masked */
+          const int q = min (q0 + 32 * k, last); /* past the end: a repeat of the last word */
+          v[k] = __funnelshift_r (d[q + from], d[q + from + 1], sh);
+        }
+      __syncwarp ();
+#pragma unroll
+      for (int k = 0; k < PLACE; k++)
+        {
+          const int q = q0 + 32 * k;
+          if (q <= last)
             {
-              const uint32_t m = 4 * q <= w ? v : v & (0xffffffffu >> (8 * (4 * q - w)));
+              d[q] = v[k];
+              const uint32_t m = own ? v[k] & (q < last ? 0xffffffffu : last_mask) : 0u;
               p1 = __dp4a (m, 0x01010101u, p1);
               p2 = __dp4a (m, m, p2);
             }
@@ -120,8 +131,34 @@ pack_bytes (const uint32_t (&v)[4])
                       0x5410u);
 }
 
-/* Where one tile row goes: the output (or decision) bytes and the mask bytes of its first
- * column; inner: all 128 columns inside the image. */
+/* Outputs are staged in shared memory and leave by one bulk store per block (the band's
+ * rows are contiguous in the image), except with a mask, whose two outputs go straight
+ * to global memory (w3::store_row). */
+template <int MODE> constexpr bool STAGED = MODE != w3::MODE_OUT_MASK;
+
+/* The lane's 4 bytes of a tile row at p (a staging row, any byte alignment, the same for
+ * the whole warp): one word, two halves, or byte, half, byte. */
+__device__ __forceinline__ void
+stage_word (uint8_t *p, uint32_t v)
+{
+  const uint32_t s = (uint32_t) (uintptr_t) p & 3u;
+  if (s == 0)
+    *(uint32_t *) p = v;
+  else if (s == 2)
+    {
+      ((uint16_t *) p)[0] = (uint16_t) v;
+      ((uint16_t *) p)[1] = (uint16_t) (v >> 16);
+    }
+  else
+    {
+      p[0] = (uint8_t) v;
+      *(uint16_t *) (p + 1) = (uint16_t) (v >> 8);
+      p[3] = (uint8_t) (v >> 24);
+    }
+}
+
+/* Where one tile row goes: its first column in the staging buffer (or in the output), and
+ * in the mask; inner: all 128 columns inside the image. */
 struct RowOut {
   uint8_t *dst, *mask;
   bool inner;
@@ -146,10 +183,12 @@ emit (const RowSums &a, const RowSums &b, const RowSums &c, const w3::Rule32 &q,
         v[k] = d[k] ? (uint32_t) lut[key] : key;
     }
   const uint32_t ov = pack_bytes (v);
-  if (o.inner)
-    w3::store_row (o.dst, ov, lane);
-  else
+  if (!o.inner)
     w3::store_edge (o.dst + 4 * lane, ov, x, w);
+  else if constexpr (STAGED<MODE>)
+    stage_word (o.dst + 4 * lane, ov);
+  else
+    w3::store_row (o.dst, ov, lane);
   if constexpr (MODE == w3::MODE_OUT_MASK)
     {
       const uint32_t mv = pack_bytes (d) * 255u;
@@ -161,12 +200,12 @@ emit (const RowSums &a, const RowSums &b, const RowSums &c, const w3::Rule32 &q,
 }
 
 /* Output rows i0 .. i1 - 1 of the band in the tile at x0: col points at the lane's word
- * before its own in band row 0, at is the image offset of (y0, x0).  The three row sums
- * rotate through fixed registers (three rows a step). */
+ * before its own in band row 0; out (and mask) at the tile's column of output row 0.
+ * The three row sums rotate through fixed registers (three rows a step). */
 template <int MODE>
 __device__ __forceinline__ void
 walk (const uint32_t *col, int pitch, int i0, int i1, const w3::Rule32 &q, const uint8_t *lut,
-      const w3::Out &out, size_t at, int w, int x0, int lane)
+      uint8_t *out, uint8_t *mask, int w, int x0, int lane)
 {
   const bool inner = x0 + w3::COLS <= w;
   const int x = x0 + 4 * lane;
@@ -175,8 +214,8 @@ walk (const uint32_t *col, int pitch, int i0, int i1, const w3::Rule32 &q, const
   row_sums (col + (i0 + 1) * pitch, r1);
   auto step = [&] (const RowSums &a, const RowSums &b, RowSums &c, int i) {
     row_sums (col + (i + 2) * pitch, c);
-    const size_t ra = at + (size_t) i * w;
-    const RowOut o = { out.dst + ra, MODE == w3::MODE_OUT_MASK ? out.mask + ra : nullptr, inner };
+    const size_t ra = (size_t) i * w;
+    const RowOut o = { out + ra, MODE == w3::MODE_OUT_MASK ? mask + ra : nullptr, inner };
     emit<MODE> (a, b, c, q, lut, o, x, w, lane);
   };
   int i = i0;
@@ -190,6 +229,22 @@ walk (const uint32_t *col, int pitch, int i0, int i1, const w3::Rule32 &q, const
     step (r0, r1, r2, i);
   if (i + 1 < i1)
     step (r1, r2, r0, i + 1);
+}
+
+/* n staged bytes at s (in shared memory, at the same offset from a 16-byte boundary as g)
+ * to g: the aligned middle by one bulk store (left in flight), the ends byte by byte. */
+__device__ __forceinline__ void
+write_rows (uint8_t *g, const uint8_t *s, uint32_t n)
+{
+  const uint32_t head = (16u - (uint32_t) ((uintptr_t) g & 15u)) & 15u;
+  const uint32_t mid = n > head ? (n - head) & ~15u : 0u;
+  if (mid > 0 && threadIdx.x == 0)
+    bulk_store (g + head, s + head, mid);
+  for (uint32_t i = threadIdx.x; i < n - mid; i += THREADS)
+    {
+      const uint32_t k = i < head ? i : i + mid;
+      g[k] = s[k];
+    }
 }
 
 /* Totals of the block into st->part[blockIdx.x]. */
@@ -256,6 +311,7 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, RuleArgs
   const int pitch = pitch_words (w);
   const int y0 = blockIdx.x * band, rows = min (band, h - y0), nr = rows + 2;
   uint8_t *lut = (uint8_t *) (rows_smem + nr * pitch);
+  uint8_t *stage = lut + 256; /* 16-byte aligned; the band's output bytes from stage + lead */
   /* Band rows y0 - 1 .. y0 + rows (reflected) in flight at once, then moved into place. */
   if (threadIdx.x == 0)
     bulk_init (&landed, 1);
@@ -290,18 +346,38 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, RuleArgs
     thresholds (st, w, h, ra, rule);
   __syncthreads ();
   const w3::Rule32 q = rule;
-  const w3::Out o = { MODE == w3::MODE_DEC ? sink.dec : sink.out, sink.mask };
-  /* the warp's run of output tile-rows, tile by tile */
-  const int ntiles = (w + w3::COLS - 1) / w3::COLS, jobs = ntiles * rows;
-  const int j1 = (int) ((long long) (warp + 1) * jobs / WARPS);
-  for (int j = (int) ((long long) warp * jobs / WARPS); j < j1;)
+  uint8_t *out = (MODE == w3::MODE_DEC ? sink.dec : sink.out) + (size_t) y0 * w;
+  const uint32_t lead = (uint32_t) ((uintptr_t) out & 15u);
+  uint8_t *to = STAGED<MODE> ? stage + lead : out;
+  uint8_t *mask = MODE == w3::MODE_OUT_MASK ? sink.mask + (size_t) y0 * w : nullptr;
+  /* Row groups, one after the other: a group's staged rows leave by a bulk store while the
+   * next group is worked out.  In a group, each warp takes a run of its output tile-rows,
+   * tile by tile. */
+  const int ntiles = (w + w3::COLS - 1) / w3::COLS;
+  constexpr int GROUPS = STAGED<MODE> ? 2 : 1;
+  for (int g = 0; g < GROUPS; g++)
     {
-      const int t = j / rows, i0 = j - t * rows, i1 = min (rows, i0 + (j1 - j));
-      const int x0 = t * w3::COLS;
-      walk<MODE> (rows_smem + x0 / 4 + lane, pitch, i0, i1, q, lut, o, (size_t) y0 * w + x0, w,
-                  x0, lane);
-      j += i1 - i0;
+      const int r0 = rows * g / GROUPS, grows = rows * (g + 1) / GROUPS - r0;
+      if (grows == 0)
+        continue;
+      const int jobs = ntiles * grows, j1 = (int) ((long long) (warp + 1) * jobs / WARPS);
+      for (int j = (int) ((long long) warp * jobs / WARPS); j < j1;)
+        {
+          const int t = j / grows, i0 = r0 + j - t * grows;
+          const int i1 = min (r0 + grows, i0 + (j1 - j)), x0 = t * w3::COLS;
+          walk<MODE> (rows_smem + x0 / 4 + lane, pitch, i0, i1, q, lut, to + x0,
+                      mask ? mask + x0 : nullptr, w, x0, lane);
+          j += i1 - i0;
+        }
+      if constexpr (STAGED<MODE>)
+        {
+          bulk_store_fence ();
+          __syncthreads ();
+          write_rows (out + (size_t) r0 * w, to + (size_t) r0 * w, (uint32_t) grows * (uint32_t) w);
+        }
     }
+  if (STAGED<MODE> && threadIdx.x == 0)
+    bulk_store_wait (); /* the shared memory stays until the stores have read it */
 }
 
 template <int MODE>
@@ -327,7 +403,9 @@ launch_mode (const uint8_t *key, int w, int h, RuleArgs ra, EnhState *st,
         }
     }
   const int band = (h + sms - 1) / sms, grid = (h + band - 1) / band;
-  const size_t smem = (size_t) (band + 2) * pitch_words (w) * 4 + 256; /* rows, gain table */
+  /* rows, gain table, staged output */
+  const size_t smem = (size_t) (band + 2) * pitch_words (w) * 4 + 256
+                      + (STAGED<MODE> ? ((size_t) band * w + 15 + 15) & ~(size_t) 15 : 0);
   const size_t static_smem = 8 + 2 * WARPS * 8 + sizeof (w3::Rule32) + 64;
   if (grid > ENH_MAX_BLOCKS || smem + static_smem > (size_t) max_smem)
     return cudaSuccess; /* does not fit: *done stays false */
