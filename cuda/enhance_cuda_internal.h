@@ -93,9 +93,10 @@ cudaError_t enh_launch_apply (const T *in, T *out, const uint8_t *dec, const uin
 /* Speed knobs of the statistics kernels (0 = automatic); they never change results.
  * kernel: 1 the shared-memory tile kernel, 2 the strip kernel (8-bit keys, r <= 16 only),
  * 3 the n = 3 kernel (8-bit keys, r = 1 only; other cases take the automatic choice),
- * 4 the fused n = 3 kernel where it fits, else as 3; automatic: the n = 3 kernel where it
- * applies, else the tile kernel, both with an overlapped start (the strip kernel and the
- * fused kernel measured slower on an H100).  cols:
+ * 4 the fused n = 3 kernel where it fits, else as 3; automatic: for n = 3 on 8-bit keys
+ * the fused kernel where it fits, else the n = 3 kernel, other windows the tile kernel,
+ * the last two with an overlapped start (the strip kernel measured slower on an H100).
+ * cols:
  * columns per strip-kernel thread (4, 8 or 16; automatic 4); strip: rows per strip-kernel
  * block (automatic 16 or 32); overlap: 1 lets the strip, n = 3 or tile kernel start while
  * the totals kernel ends (programmatic dependent launch; the automatic choice on for the
@@ -128,7 +129,7 @@ cudaError_t enh_launch_win3 (const uint8_t *key, int w, int h, EnhStripTuning tu
 int enh_win3_seg (EnhStripTuning tune);
 
 /* n = 3 for 8-bit keys, totals and statistics in one cooperative kernel
- * (enhance_fused3.cu), when the key plane fits the shared memory of all SMs; *done says
+ * (enhance_fused3.cu), when a band of rows per SM and its output fit shared memory; *done says
  * whether it was launched (if not, and no error, the caller runs the separate kernels).
  * It uses st->part as scratch and writes st->th as the totals kernel does. */
 cudaError_t enh_launch_fused3 (const uint8_t *key, int w, int h, RuleArgs ra, EnhState *st,

@@ -1,21 +1,23 @@
-/* n = 3 for 8-bit keys in one cooperative kernel, when the whole key plane fits the GPU's
- * shared memory (the seed's 3241 x 3685 image is 12 MB; an H100 has 132 x 227 KB).
+/* n = 3 for 8-bit keys in one cooperative kernel, when a band of rows and its output fit
+ * each SM's shared memory (the seed's 3241 x 3685 image: 28 rows, 191 KB of 227 KB).
  *
- * Each block (one per SM, all resident) owns a band of full rows.  Its warps copy the
- * band and a one-row halo into shared memory (one word per lane and row step, the
- * reflected columns -1 and w stored in place, so the walk below has no border cases) and
- * add up the exact totals of the block's own rows on the way (dp4a).  The block publishes
- * its totals and waits at a grid barrier; then every block adds up all the partial totals
- * (integers: the order does not matter), computes the very same thresholds as the totals
- * kernel (gfx_enh_thresholds_make), and decides and writes its band from shared memory.
- * The key plane is read from global memory once and the output written once: the memory
- * traffic of a copy.
+ * Each block (one per SM, all resident) owns a band of full rows.  The band and a one-row
+ * halo land in shared memory by bulk copies (bulk_copy.cuh: one instruction a row, all in
+ * flight at once); the warps move each row into place (byte j = column j - 4, the
+ * reflected columns -1 and w stored, so the walk has no border cases) and add up the
+ * exact totals of the block's own rows on the way (dp4a).  The block publishes its totals
+ * and waits at a grid barrier; then every block adds up all the partial totals (integers:
+ * the order does not matter), computes the very same thresholds as the totals kernel
+ * (gfx_enh_thresholds_make), and decides its band from shared memory.  Outputs are staged
+ * in shared memory and leave by bulk stores, the band's first half while the second is
+ * worked out.  The key plane is read once and the output written once: the memory traffic
+ * of a copy.
  *
- * The walk: a warp takes a contiguous run of the band's output rows of one 128-column tile
- * (the runs of all warps cover tiles x rows evenly), each lane 4 columns.  Per row it
- * keeps the 3-wide horizontal sums of k and k^2 of the last three rows in registers
- * (w3::hsums); per pixel the decision is two unsigned range tests (w3::Rule32) and the
- * gained value one predicated byte load from the gain table. */
+ * The walk: a warp takes a contiguous run of output rows of one 128-column tile (the runs
+ * of all warps cover tiles x rows evenly), each lane 4 columns.  It keeps the 3-wide
+ * horizontal sums of k and k^2 of the last three rows in registers (row_sums); per pixel
+ * the decision is two unsigned range tests (w3::Rule32) and the gained value one
+ * predicated byte load from the gain table. */
 #include <cooperative_groups.h>
 
 #include "bulk_copy.cuh"
