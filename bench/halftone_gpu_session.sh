@@ -9,7 +9,8 @@
 #          [".gpurun_ht"]; PARTS (default "test bench sanitize"): any of test, test-nolarge,
 #          bench, table (main table and strip shapes, no sweep), sanitize, res (registers and
 #          spills of the kernels), ncu (stall reasons by SASS line of the rows kernel, FS
-#          8192^2: ncu.txt, ncu_sass.csv); T_TEST, T_BENCH, T_SAN, T_NCU: time limits (s)
+#          8192^2: ncu.txt, ncu_sass.csv), trace (per-chunk clocks of every strip), sass, old
+#          (main table of runner_old.gz); T_TEST, T_BENCH, T_SAN, T_NCU: time limits (s)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/gpu_session_lib.sh"
@@ -63,6 +64,21 @@ for part in $parts; do
       for s in "8192 64" "8192 128" "8192 1024" "1024 8192" "2048 8192"; do
         timeout 30 ./runner bench --one $s 1 0 0 -1 9 2>&1 | tee -a "$out/table.log"
       done ;;
+    trace)
+      # per-chunk clocks of every warp (GPUFX_HALFTONE_TRACE), FS 8192^2 and 2048^2:
+      # trace_N.bin, read by bench/halftone_gpu_trace.py (chunk times, lag between strips)
+      for n in 8192 2048; do
+        GPUFX_HALFTONE_TRACE="$out/trace_$n.bin" timeout 30 ./runner bench --one $n $n 1 0 0 -1 1
+      done 2>&1 | tee "$out/trace.log" ;;
+    sass)
+      # SASS of the FS levels 2 u8 K = 2 kernel
+      cuobjdump -sass ./runner 2>/dev/null | awk '/Function : /{p = /halftone_rows_kernelILi0ELb1ELi0ELi2E/} p' \
+        > "$out/fs2.sass"; grep -c . "$out/fs2.sass" ;;
+    old)
+      # the main table with runner_old.gz (a runner built from another commit, copied into
+      # .gpurun_ht by hand): before / after in one session
+      gzip -dc "$dir/runner_old.gz" > "${bin}_old" && chmod +x "${bin}_old" \
+        && timeout ${T_BENCH:-150} "${bin}_old" bench 2>&1 | tee "$out/old.log" ;;
     res)
       cuobjdump -res-usage ./runner 2>/dev/null | grep -A1 'halftone_rows_kernel' \
         | grep -o 'Function [^:]*\|REG:[0-9]*\|STACK:[0-9]*\|LOCAL:[0-9]*' | paste - - - - \

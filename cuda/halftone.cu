@@ -1,12 +1,15 @@
 /* gfx_cuda_halftone: the host side of the GPU error diffusion.  Two kernels: the rows
  * kernel (halftone_rows.cuh, K rows a thread, the default) and the strip kernel
  * (halftone_kernel.cuh, one row a thread); GPUFX_HALFTONE_GPU=strip picks the latter,
- * GPUFX_HALFTONE_ROWS=2..4 the rows per thread of FS levels 2 u8 (bench).
+ * GPUFX_HALFTONE_ROWS=2..4 the rows per thread of FS levels 2 u8 (bench),
+ * GPUFX_HALFTONE_TRACE=file appends per-chunk clocks of the rows kernel to file (bench,
+ * bench/halftone_gpu_trace.py).
  * A small cached context keeps the stream, events, device buffers and pinned staging
  * buffers between calls; calls are serialised by its mutex. */
 #include "cuda_halftone.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -284,7 +287,34 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
     return status;
   p.in = ctx.d_in;
   p.out = ctx.d_out;
-  return timed_launch (fn, p, (warps + nw - 1) / nw, 32 * nw, smem, err);
+  const char *tf = getenv ("GPUFX_HALFTONE_TRACE"); /* bench: per-chunk clocks to a file */
+  if (!tf)
+    return timed_launch (fn, p, (warps + nw - 1) / nw, 32 * nw, smem, err);
+  p.trace_nc = (p.width + 31 * 5 + 64) / RC + 2; /* the chunks of K = 2 FS (wider skews: the first) */
+  const size_t tw = (size_t) warps * (8 + 2 * p.trace_nc);
+  CUDA_TRY (cudaMalloc (&p.trace, tw * 4));
+  CUDA_TRY (cudaMemsetAsync (p.trace, 0, tw * 4, ctx.stream));
+  if ((status = timed_launch (fn, p, (warps + nw - 1) / nw, 32 * nw, smem, err)))
+    return status;
+  {
+    unsigned *h = (unsigned *) malloc (tw * 4);
+    CUDA_TRY (cudaStreamSynchronize (ctx.stream));
+    CUDA_TRY (cudaMemcpy (h, p.trace, tw * 4, cudaMemcpyDeviceToHost));
+    FILE *f = fopen (tf, "ab");
+    if (f && h)
+      {
+        int hdr[4] = { warps, p.trace_nc, p.width, p.height };
+        fwrite (hdr, 4, 4, f);
+        fwrite (h, 4, tw, f);
+      }
+    if (f)
+      fclose (f);
+    free (h);
+    CUDA_TRY (cudaFree (p.trace));
+  }
+  return GFX_OK;
+fail:
+  return status;
 }
 
 /* Runs the kernel on the device buffers (already filled); records k0/k1 around it. */

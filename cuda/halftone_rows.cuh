@@ -54,6 +54,8 @@ struct RParams
   float w[GFX_MAX_TAPS];
   float lvl[256];
   unsigned outv[256];
+  unsigned *trace;         /* bench only: per-warp chunk clocks (null: none) */
+  int trace_nc;            /* chunks recorded per warp */
 };
 
 /* Bytes of one input tile row (a chunk of one row: RC samples plus the 16-byte alignment
@@ -99,18 +101,82 @@ cp_async_wait1 ()
   asm volatile ("cp.async.wait_group 1;" ::: "memory");
 }
 
-/* The export store: no "memory" clobber, so the compiler may schedule the step's other
- * memory accesses across it (the word is self-contained: flag and value in one). */
+/* Stores and a select under "mask & bit" (bit: a constant after unrolling), as predicates
+ * in PTX: as C++ conditions the compiler branched around the stores of edge chunks, a
+ * divergent branch and a reconvergence at every step (edge chunks took 1.8x an interior
+ * one, and they set the lag between strips). */
 __device__ __forceinline__ void
-st_export (unsigned long long *p, unsigned long long v)
+st_export_bit (unsigned long long *p, unsigned long long v, unsigned mask, unsigned bit)
 {
-  asm volatile ("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v));
+  asm volatile ("{\n\t.reg .pred q;\n\t.reg .b32 t;\n\tand.b32 t, %2, %3;\n\t"
+                "setp.ne.u32 q, t, 0;\n\t@q st.relaxed.gpu.global.u64 [%0], %1;\n\t}"
+                ::"l"(p), "l"(v), "r"(mask), "r"(bit));
+}
+
+__device__ __forceinline__ float
+keep_bit (float v, unsigned mask, unsigned bit) /* v, or +0 where mask & bit is 0 */
+{
+  float r;
+  asm ("{\n\t.reg .pred q;\n\t.reg .b32 t;\n\tand.b32 t, %1, %2;\n\t"
+       "setp.ne.u32 q, t, 0;\n\tselp.f32 %0, %3, 0f00000000, q;\n\t}"
+       : "=f"(r) : "r"(mask), "r"(bit), "f"(v));
+  return r;
+}
+
+/* A global store of a BYTES-byte sample under "mask & bit". */
+template <int BYTES>
+__device__ __forceinline__ void
+st_global_bit (void *p, unsigned v, unsigned mask, unsigned bit)
+{
+#define GFXHT_ST_BIT(type, cons, val)                                                          \
+  asm volatile ("{\n\t.reg .pred q;\n\t.reg .b32 t;\n\tand.b32 t, %2, %3;\n\t"                   \
+                "setp.ne.u32 q, t, 0;\n\t@q st.global." type " [%0], %1;\n\t}"                  \
+                ::"l"(p), cons(val), "r"(mask), "r"(bit))
+  if (BYTES == 1)
+    GFXHT_ST_BIT ("u8", "r", v);
+  else if (BYTES == 2)
+    GFXHT_ST_BIT ("u16", "h", (unsigned short) v);
+  else
+    GFXHT_ST_BIT ("u32", "r", v);
+#undef GFXHT_ST_BIT
 }
 
 __device__ __forceinline__ void
 st_shared_v4 (void *p, unsigned a, unsigned b, unsigned c, unsigned d)
 {
   *(uint4 *) p = make_uint4 (a, b, c, d);
+}
+
+/* The import load: no "memory" clobber (the word is self-contained: flag and value in one;
+ * measured with and without on the H100: no difference). */
+__device__ __forceinline__ unsigned long long
+ld_import (const unsigned long long *p)
+{
+  unsigned long long v;
+  asm volatile ("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p));
+  return v;
+}
+
+__device__ __forceinline__ unsigned
+trace_clock ()
+{
+  return (unsigned) clock ();
+}
+
+__device__ __forceinline__ unsigned long long
+trace_gtime ()
+{
+  unsigned long long t;
+  asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ __forceinline__ unsigned
+trace_smid ()
+{
+  unsigned r;
+  asm volatile ("mov.u32 %0, %%smid;" : "=r"(r));
+  return r;
 }
 #endif
 
@@ -141,8 +207,14 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   const RParams &p;
   unsigned char *tin;                           /* [3][K][32][pitch] input chunks */
   unsigned char *tq;                            /* [2][K][32][RQW] level indices */
-  int lane, row0, ch, x0_end;
+  int lane, row0, ch, x0_end, trace_id;
   bool import_up, export_down, margin_met;
+  unsigned xmask;                               /* all ones in lane 31 of a strip with one below */
+  long long cadv;                               /* input bytes the next copy_in moves on */
+  bool use_margin;                              /* import_up and a margin (uniform) */
+  int ib, qb;                                   /* input tile and level tile of this chunk */
+  unsigned *tr;                                 /* bench trace of this warp (null: none) */
+  long long obase[K], dstep_m;                  /* out_ptrs: byte of store k at column 0 */
   const unsigned long long *up1, *up2;          /* strip above's last, second last row */
   unsigned long long *dn1, *dn2;                /* this strip's */
   const unsigned long long *impp;               /* this lane's import word at chunk base 0 */
@@ -160,14 +232,15 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
     return b - 31 * SL - (K - 1) * L >= 0 && b + RC <= p.width && row0 + 32 * K <= p.height;
   }
 
-  /* The 16-byte blocks of this lane's rows for the chunk at base b into tile buf.  A chunk
-   * moves a row's samples by RC sb bytes, a multiple of 16, so the blocks of chunk b are
-   * those of X0 moved on (blk0, dst0 set in run); bounds are tested per block only where a
-   * row's blocks are not all inside the buffer. */
+  /* The 16-byte blocks of this lane's rows for the next chunk (copies come in chunk order)
+   * into tile buf.  A chunk moves a row's samples by RC sb bytes, a multiple of 16, so its
+   * blocks are those of X0 moved on by cadv (blk0, dst0 set in run); bounds are tested per
+   * block only where a row's blocks are not all inside the buffer. */
   __device__ void
-  copy_in (int b, int buf)
+  copy_in (int buf)
   {
-    const long long adv = (long long) ((unsigned) (b - X0) / RC) * (RC * p.sb);
+    const long long adv = cadv;
+    cadv += RC * p.sb;
     const int nb = p.sb + 1;
 #pragma unroll
     for (int j = 0; j < K; j++)
@@ -179,8 +252,20 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
         if (a >= 0 && a + 16 * nb <= p.in_bytes)
           {
             const unsigned char *src = (const unsigned char *) p.in + a;
-            for (int q = 0; q < nb; q++)
-              cp_async16 (dst + 16 * q, src + 16 * q);
+            if (nb == 2) /* gray 8-bit: no loop (the loop cost more than the copies) */
+              {
+                cp_async16 (dst, src);
+                cp_async16 (dst + 16, src + 16);
+              }
+            else if (nb == 4)
+              {
+#pragma unroll
+                for (int q = 0; q < 4; q++)
+                  cp_async16 (dst + 16 * q, src + 16 * q);
+              }
+            else
+              for (int q = 0; q < nb; q++)
+                cp_async16 (dst + 16 * q, src + 16 * q);
           }
         else
           for (int q = 0; q < nb; q++)
@@ -202,7 +287,7 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   import_wanted (int b) const
   {
     int c = import_col (b);
-    return import_up && (lane < 16 || ROWS == 3) && c >= 0 && c < p.width;
+    return import_up && (lane < 16 || ROWS == 3) && (unsigned) c < (unsigned) p.width;
   }
 
   /* The margin: lane 0 also waits until the strip above's last row has reached column
@@ -223,8 +308,8 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   import_issue (int b)
   {
     if (import_wanted (b))
-      imp = ld_relaxed_gpu (impp + b);
-    if (margin_wanted (b))
+      imp = ld_import (impp + b);
+    if (use_margin && margin_wanted (b))
       mimp = ld_relaxed_gpu (up1 + margin_col (b));
   }
 
@@ -232,7 +317,7 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   __device__ float
   import_install (int b)
   {
-    const bool want = import_wanted (b), mwant = margin_wanted (b);
+    const bool want = import_wanted (b), mwant = use_margin && margin_wanted (b);
     const unsigned epoch = p.epoch;
     while (true)
       {
@@ -241,7 +326,7 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
         if (__all_sync (FULL, ok && mok))
           break;
         if (!ok)
-          imp = ld_relaxed_gpu (impp + b);
+          imp = ld_import (impp + b);
         if (!mok)
           mimp = ld_relaxed_gpu (up1 + margin_col (b));
       }
@@ -270,17 +355,18 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   __device__ __forceinline__ void
   write_masks (int b, unsigned *wm) const
   {
+    /* the steps i with 0 <= cb - 2 SL i < width and yb + 2 K i < height form a range (a
+     * loop over the steps cost 10 instructions a step) */
     const int hw = lane >> 4;
 #pragma unroll
     for (int k = 0; k < K; k++)
       {
         const int cb = b - hw * SL - k * L + (lane & 15), yb = row0 + K * hw + k;
-        unsigned m = 0;
-#pragma unroll
-        for (int i = 0; i < RC; i++)
-          if ((unsigned) (cb - 2 * SL * i) < (unsigned) p.width && yb + 2 * K * i < p.height)
-            m |= 1u << i;
-        wm[k] = m;
+        const int hy = p.height - yb - 1;
+        int hi = cb < 0 || hy < 0 ? -1 : min (RC - 1, min ((int) ((unsigned) cb / (2 * SL)),
+                                                             (int) ((unsigned) hy / (2 * K))));
+        int lo = cb < p.width ? 0 : (int) ((unsigned) (cb - p.width) / (2 * SL)) + 1;
+        wm[k] = lo <= hi ? ((2u << hi) - 1u) & ~((1u << lo) - 1u) : 0u;
       }
   }
 
@@ -335,8 +421,8 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
             q[j] = (unsigned) qi;
             ev = v - p.lvl[qi];
           }
-        if (CHECK && !((vm[j] >> i) & 1u))
-          ev = 0.0f;
+        if (CHECK)
+          ev = keep_bit (ev, vm[j], 1u << i);
         e[j] = ev;
       }
 #pragma unroll
@@ -347,13 +433,11 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
         else
           qw[j][i >> 2] |= q[j] << (8 * (i & 3));
       }
-    if (export_down && lane == 31)
-      {
-        if (!CHECK || ((vm[K - 1] >> i) & 1u))
-          st_export (ex + i, tagged ((int) p.epoch, e[K - 1]));
-        if (ROWS == 3 && (!CHECK || ((vm[K - 2] >> i) & 1u)))
-          st_export (ex + (dn2 - dn1) + L + i, tagged ((int) p.epoch, e[K - 2]));
-      }
+    st_export_bit (ex + i, tagged ((int) p.epoch, e[K - 1]), (CHECK ? vm[K - 1] : ~0u) & xmask,
+                   1u << i);
+    if (ROWS == 3)
+      st_export_bit (ex + (dn2 - dn1) + L + i, tagged ((int) p.epoch, e[K - 2]),
+                     (CHECK ? vm[K - 2] : ~0u) & xmask, 1u << i);
 #pragma unroll
     for (int r = 0; r < K + 2; r++)
       {
@@ -375,8 +459,6 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
 #pragma unroll
     for (int k = 0; k < K; k++)
       {
-        if (CHECK && !((wm[k] >> i) & 1u))
-          continue;
         unsigned v = tq[((qb * K + k) * 32 + lp) * RQW + (lane & 15)];
         if (!LV2)
           v = p.outv[v];
@@ -385,7 +467,9 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
         else if (DEPTH == 2)
           v = v ? 0x3f800000u : 0u;
         char *q = out[k] + (long long) i * dstep * BPS;
-        if (DEPTH == 0)
+        if (CHECK) /* predicated: a branch here diverged at every step */
+          st_global_bit<BPS> (q, v, wm[k], 1u << i);
+        else if (DEPTH == 0)
           *(uint8_t *) q = (uint8_t) v;
         else if (DEPTH == 1)
           *(uint16_t *) q = (uint16_t) v;
@@ -398,15 +482,10 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   __device__ __forceinline__ long long
   out_ptrs (int b, char **out) const
   {
-    const int hw = lane >> 4;
 #pragma unroll
     for (int k = 0; k < K; k++)
-      {
-        long long col = b - hw * SL - k * L + (lane & 15);
-        long long y = row0 + K * hw + k;
-        out[k] = (char *) p.out + ((y * p.width + col) * p.stride + ch) * BPS;
-      }
-    return (2ll * K * p.width - 2 * SL) * p.stride;
+      out[k] = (char *) p.out + obase[k] + (long long) b * (p.stride * BPS);
+    return dstep_m;
   }
 
   /* this chunk's input samples from tile ib into registers */
@@ -450,6 +529,27 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
                     qw[j][3]);
   }
 
+  /* One chunk with everything around it: input and hand-off words in, next ones out. */
+  template <bool CHECK>
+  __device__ __forceinline__ void
+  iter (int b)
+  {
+    cp_async_wait1 (); /* this chunk's input is in (the next one may still fly) */
+    const int tci = (b - X0) / RC;
+    if (tr && lane == 0 && tci < p.trace_nc)
+      tr[2 * tci] = trace_clock ();
+    float impv = import_install (b);
+    if (tr && lane == 0 && tci < p.trace_nc)
+      tr[2 * tci + 1] = trace_clock ();
+    import_issue (b + RC);
+    __syncwarp ();
+    copy_in (ib == 0 ? 2 : ib - 1); /* chunk b + 2 RC */
+    chunk<CHECK> (b, ib, qb, impv);
+    __syncwarp ();
+    ib = ib == 2 ? 0 : ib + 1;
+    qb ^= 1;
+  }
+
   __device__ void
   run ()
   {
@@ -467,27 +567,34 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
         blk0[j] = s & ~15ll;
         dst0[j] = to_sptr (tin + (j * 32 + lane) * p.pitch);
       }
-    copy_in (X0, 0);
-    copy_in (X0 + RC, 1);
+    cadv = 0;
+    xmask = export_down && lane == 31 ? ~0u : 0u;
+    use_margin = import_up && p.margin > 0;
+#pragma unroll
+    for (int k = 0; k < K; k++)
+      {
+        const int hw = lane >> 4;
+        long long col = -hw * SL - k * L + (lane & 15);
+        long long y = row0 + K * hw + k;
+        obase[k] = ((y * p.width + col) * p.stride + ch) * BPS;
+      }
+    dstep_m = (2ll * K * p.width - 2 * SL) * p.stride;
+    copy_in (0); /* chunks X0 and X0 + RC */
+    copy_in (1);
     imp = mimp = 0;
     impp = (lane < 16 ? up1 : up2) + (lane < 16 ? lane + L : lane - 16 + 2 * L);
     import_issue (X0);
-    int ib = 0, qb = 0;
-    for (int b = X0; b < x0_end; b += RC)
-      {
-        cp_async_wait1 (); /* this chunk's input is in (the next one may still fly) */
-        float impv = import_install (b);
-        import_issue (b + RC);
-        __syncwarp ();
-        copy_in (b + 2 * RC, ib == 0 ? 2 : ib - 1);
-        if (interior (b) && interior (b - RC))
-          chunk<false> (b, ib, qb, impv);
-        else
-          chunk<true> (b, ib, qb, impv);
-        __syncwarp ();
-        ib = ib == 2 ? 0 : ib + 1;
-        qb ^= 1;
-      }
+    ib = qb = 0;
+    tr = p.trace ? p.trace + (size_t) trace_id * (8 + 2 * p.trace_nc) + 8 : nullptr;
+    /* edge chunks, interior chunks, edge chunks: three loops (with the choice inside one
+     * loop the compiler folded the two bodies together, and interior chunks got slower) */
+    int b = X0;
+    for (; b < x0_end && !(interior (b) && interior (b - RC)); b += RC)
+      iter<true> (b);
+    for (; b < x0_end && interior (b) && interior (b - RC); b += RC)
+      iter<false> (b);
+    for (; b < x0_end; b += RC)
+      iter<true> (b);
     char *out[K];
     const long long dstep = out_ptrs (x0_end - RC, out);
     unsigned wm[K];
@@ -495,6 +602,13 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
 #pragma unroll
     for (int i = 0; i < RC; i++)
       write_back<true> (i, qb ^ 1, out, dstep, wm);
+    if (tr && lane == 0)
+      {
+        unsigned long long g = trace_gtime ();
+        tr[-4] = (unsigned) g;
+        tr[-3] = (unsigned) (g >> 32);
+        tr[-2] = trace_clock ();
+      }
   }
 };
 
@@ -523,7 +637,18 @@ halftone_rows_kernel (const __grid_constant__ RParams p)
   if (t >= (unsigned) (p.nch * p.nst))
     return;
   const int ch = (int) t % p.nch, strip = (int) t / p.nch;
+  if (p.trace && lane == 0)
+    {
+      unsigned *tr = p.trace + (size_t) t * (8 + 2 * p.trace_nc);
+      unsigned long long g = trace_gtime ();
+      tr[0] = (unsigned) g;
+      tr[1] = (unsigned) (g >> 32);
+      tr[2] = trace_clock ();
+      tr[3] = trace_smid ();
+      tr[7] = t;
+    }
   SS s{ p };
+  s.trace_id = (int) t;
   s.tin = smem + (size_t) warp * p.warp_smem;
   s.tq = s.tin + 3 * K * 32 * p.pitch;
   s.lane = lane;

@@ -74,9 +74,28 @@ cp_async16 (sptr dst, const void *src)
 }
 static inline void cp_async_commit () {}
 static inline void
-st_export (unsigned long long *p, unsigned long long v)
+st_export_bit (unsigned long long *p, unsigned long long v, unsigned mask, unsigned bit)
 {
-  std::atomic_ref<unsigned long long> (*p).store (v, std::memory_order_relaxed);
+  if (mask & bit)
+    std::atomic_ref<unsigned long long> (*p).store (v, std::memory_order_relaxed);
+}
+static inline float
+keep_bit (float v, unsigned mask, unsigned bit)
+{
+  return (mask & bit) ? v : 0.0f;
+}
+template <int BYTES>
+static inline void
+st_global_bit (void *p, unsigned v, unsigned mask, unsigned bit)
+{
+  if (!(mask & bit))
+    return;
+  if (BYTES == 1)
+    *(uint8_t *) p = (uint8_t) v;
+  else if (BYTES == 2)
+    *(uint16_t *) p = (uint16_t) v;
+  else
+    *(unsigned *) p = v;
 }
 static inline void
 st_shared_v4 (void *p, unsigned a, unsigned b, unsigned c, unsigned d)
@@ -85,6 +104,15 @@ st_shared_v4 (void *p, unsigned a, unsigned b, unsigned c, unsigned d)
   memcpy (p, w, 16);
 }
 static inline void cp_async_wait1 () {}
+static inline unsigned long long
+ld_import (const unsigned long long *p)
+{
+  return ld_relaxed_gpu (p);
+}
+/* the bench's trace is off here (p.trace is null) */
+static inline unsigned trace_clock () { return 0; }
+static inline unsigned long long trace_gtime () { return 0; }
+static inline unsigned trace_smid () { return 0; }
 } // namespace gfxht
 
 #include "../../cuda/halftone_kernel.cuh"
