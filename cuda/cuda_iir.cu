@@ -29,9 +29,11 @@
  * The per-pixel sum is gfx_iir_point, shared with the CPU path; for a mask of exactly the
  * compiled size (3x3) its bounds are compile-time constants and the coefficients sit in
  * registers, which changes the instruction count, not the arithmetic.  A second kernel
- * forms the mean of the four quadrant planes in gfx_iir_mean's order. */
+ * forms the mean of the four quadrant planes in gfx_iir_mean's order (the split kernel
+ * with many groups forms it itself, in its tail: see tail_mean). */
 #include "cuda_iir.h"
 
+#include <cstdlib>
 #include <cstring>
 
 #include "cuda_check.h"
@@ -43,13 +45,14 @@ namespace
 constexpr unsigned FULL = 0xffffffffu;
 constexpr int AUTO_WARPS = 4;
 constexpr int AUTO_CHUNK = 16; /* columns per chunk: 8 or 16 */
-/* Split kernel, measured on the H100: 4 feeders (so one group a block); chunk 16 where there
- * are few groups (per-step time counts most: 2048^2 0.66 ms against 0.74 with 8), chunk 8
- * where there are many (the hand-off lag, about 32 + 3 chunk steps, counts most: 8192^2
- * 4.77 ms against 7.4 with 16). */
+/* Split kernel, measured on the H100, one group a block: where there are few groups the
+ * per-step time counts most: chunk 16, 4 feeders (2048^2 0.66 ms against 0.70 with chunk 8
+ * and 2 feeders); where there are many the hand-off lag (about 32 + 3 chunk steps) and the
+ * SM's instruction issue count most: chunk 8, 2 feeders (8192^2 u8 3.90 ms against 5.69 with
+ * 4 feeders, whose code is not specialised per feeder; chunk 16: 7.8). */
 constexpr int AUTO_PAIRS = 1;
-constexpr int AUTO_FEEDERS = 4;
 constexpr int SPLIT_FEW_GROUPS = 64;
+constexpr int TICKETS = 2; /* quadrant tasks, mean tasks */
 constexpr unsigned long long SENTINEL = GFX_IIR_SENTINEL;
 constexpr int MAX_WARPS = 8;   /* per block: keeps the register budget of the 7x7 windows */
 constexpr int RING = 64;       /* columns of the shared rings: >= CH + 32, a power of 2 */
@@ -387,6 +390,17 @@ warp_smem (int m1, int m2)
                    : size <= 5 ? sizeof (WarpSmem<5, CH>) : sizeof (WarpSmem<7, CH>);
 }
 
+/* Where the split kernel's mean is formed: GPUFX_IIR_MEAN=1 by its own warps once out of
+ * quadrant tasks (overlapping the last groups), 0 by iir_mean after it; by default the tail
+ * where there are many groups (H100, 8192^2: u8 3.90 against 3.92 ms, float 4.22 against
+ * 4.37; at 2048^2 the tail is slower, 0.85 against 0.66 ms). */
+bool
+tail_mean (bool few)
+{
+  const char *v = getenv ("GPUFX_IIR_MEAN");
+  return v && (v[0] == '0' || v[0] == '1') ? v[0] == '1' : !few;
+}
+
 /* The split kernel (3x3), after the sentinel fill. */
 gfx_status
 launch_split (const Args &A, int pairs, int chunk, int feeders, int limit, cudaStream_t stream,
@@ -423,7 +437,7 @@ launch (const Args &A, bool split, int warps_per_block, int chunk, int feeders, 
   if (split)
     {
       status = launch_split (A, warps_per_block, chunk, feeders, limit, stream, err);
-      if (status != GFX_OK)
+      if (status != GFX_OK || A.done) /* A.done: the kernel forms the mean itself */
         return status;
     }
   else
@@ -472,7 +486,8 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
             : !split ? AUTO_CHUNK : (in->height + 31) / 32 <= SPLIT_FEW_GROUPS ? 16 : 8;
   if (warps < 1 || warps > MAX_WARPS)
     return gfx_fail (err, GFX_ERR_PARAM, "warps per block = %d: 0 (auto) or 1 to %d", warps, MAX_WARPS);
-  int feeders = tuning && tuning->feeders ? tuning->feeders : AUTO_FEEDERS;
+  bool few = (in->height + 31) / 32 <= SPLIT_FEW_GROUPS;
+  int feeders = tuning && tuning->feeders ? tuning->feeders : few ? 4 : 2;
   if (feeders != 1 && feeders != 2 && feeders != 4)
     return gfx_fail (err, GFX_ERR_PARAM, "feeders = %d: 0 (auto), 1, 2 or 4", feeders);
   int limit = tuning ? tuning->per_sm : 0;
@@ -506,7 +521,13 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
   CUDA_TRY (cudaMalloc (&A.planes, sizeof (float) * n * tasks));
   if (A.m1 > 1)
     CUDA_TRY (cudaMalloc (&A.bnd, sizeof (unsigned long long) * bnd_words));
-  CUDA_TRY (cudaMalloc (&A.ticket, sizeof (int)));
+  CUDA_TRY (cudaMalloc (&A.ticket, sizeof (int) * TICKETS));
+  if (split && tail_mean (few))
+    {
+      CUDA_TRY (cudaMalloc (&A.done, sizeof (unsigned) * GFX_IIR_QUADRANTS * A.groups));
+      A.out = d_out;
+      A.mean_tasks = A.groups * ((A.W + GFX_IIR_MEAN_COLS - 1) / GFX_IIR_MEAN_COLS);
+    }
   A.in = d_in;
   {
     double ca[GFX_IIR_QUADRANTS][GFX_IIR_W * GFX_IIR_W] = {};
@@ -527,7 +548,10 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
     CUDA_TRY (cudaMemcpyAsync (d_in, in->pixels, bytes, cudaMemcpyHostToDevice, stream));
     CUDA_TRY (cudaStreamSynchronize (stream)); /* the constants are read from host memory */
     CUDA_TRY (cudaEventRecord (ev[1], stream));
-    CUDA_TRY (cudaMemsetAsync (A.ticket, 0, sizeof (int), stream));
+    CUDA_TRY (cudaMemsetAsync (A.ticket, 0, sizeof (int) * TICKETS, stream));
+    if (A.done)
+      CUDA_TRY (cudaMemsetAsync (A.done, 0, sizeof (unsigned) * GFX_IIR_QUADRANTS * A.groups,
+                                 stream));
     status = launch (A, split, warps, chunk, feeders, limit, bnd_words, d_out, stream, err);
     if (status != GFX_OK)
       goto fail;
@@ -551,6 +575,7 @@ fail:
   cudaFree (A.planes);
   cudaFree (A.bnd);
   cudaFree (A.ticket);
+  cudaFree (A.done);
   for (int i = 0; i < 3; i++)
     if (ev[i])
       cudaEventDestroy (ev[i]);

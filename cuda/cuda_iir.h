@@ -24,8 +24,9 @@ typedef struct {
   int method;          /* 0 auto, 1 one warp per group, 2 split (3x3 masks only; other
                           masks take 1) */
   int per_sm;          /* split: blocks resident per SM at most, 0..32 (0: all that fit) */
-  int feeders;         /* split: feeder warps per group, 1, 2 or 4 (auto 4); blocks hold at
-                          most 256 threads, so at most 4 (1 feeder), 2 (2) or 1 (4) groups */
+  int feeders;         /* split: feeder warps per group, 1, 2 or 4 (auto: 4 up to 64 groups,
+                          else 2); blocks hold at most 256 threads, so at most 4 (1 feeder),
+                          2 (2) or 1 (4) groups */
 } gfx_cuda_iir_tuning;
 
 /* Filters every colour channel of `in` into `out` (allocated by the caller with the same

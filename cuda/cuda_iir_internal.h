@@ -10,6 +10,9 @@
 #include "../common/iir_kernels.h"
 #include "../common/image.h"
 
+/* Columns of one of the split kernel's mean tasks (32 image rows each). */
+constexpr int GFX_IIR_MEAN_COLS = 1024;
+
 /* Not-yet-written boundary word: a signalling NaN (arithmetic only makes quiet ones). */
 constexpr unsigned long long GFX_IIR_SENTINEL = 0x7ff4dead0000beefull;
 
@@ -24,7 +27,11 @@ struct IirArgs
   unsigned long long *bnd; /* [colour][quadrant][group][m1 - 1][W]: last rows of each
                               group (double bits), row 0 = the group's last row;
                               GFX_IIR_SENTINEL until written */
-  int *ticket;
+  int *ticket;             /* [0]: quadrant tasks; [1]: mean tasks (split kernel) */
+  /* Split kernel with the mean in its tail (null: iir_mean runs after it): */
+  unsigned *done;          /* [quadrant][group]: colours whose group has its plane rows out */
+  void *out;               /* the output image */
+  int mean_tasks;          /* row groups x GFX_IIR_MEAN_COLS-column segments */
 };
 
 /* Raw input sample (its bits, not yet converted: the load stays in flight until the value

@@ -16,14 +16,23 @@
  * above's boundary words of the next chunk, and write the finished outputs to the
  * quadrant's plane.
  *
+ * R's steps are pipelined (r_steps_pipe): S_old of the next step is formed a step early
+ * and S_a of the whole chunk is loaded first, so the step's chain is three operations.
+ * With 1 or 2 feeders each feeder's code is inlined with its index as a constant.
+ *
  * R and its feeders meet at one named barrier per chunk; between two barriers they touch
  * disjoint ring and input-ring columns (see f_phase).  Groups take (group, quadrant,
  * channel) from the atomic ticket in start order, so a group only waits for groups already
- * running.  tests/emu/iir_emu.cpp runs this code on the CPU.
+ * running.  With IirArgs.done set, each finished group is counted, and warps whose block
+ * finds no task left form the mean of the four planes (mean_tail) for the row groups whose
+ * writers are all counted, middle rows first.  tests/emu/iir_emu.cpp runs this code on the
+ * CPU.
  *
  * Sums: sa3 + rest3 are gfx_iir_point for m1 = m2 = 3 with the same products and sums in
  * the same order (S_a and S_old are independent, so computing them in two warps changes
  * nothing); test_iir_gpu checks the bits against the CPU. */
+#include <cstdlib>
+
 #include "cuda_iir_internal.h"
 
 namespace gfx_iir
@@ -53,6 +62,33 @@ st_relaxed (unsigned long long *p, double v)
                 : "memory");
 }
 
+__device__ __forceinline__ unsigned
+ld_acquire (const unsigned *p)
+{
+  unsigned v;
+  asm volatile ("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void
+gfx_iir_fence ()
+{
+  __threadfence ();
+}
+
+/* At L2 (ld.global.cg): another SM wrote it; no stale L1 line can answer. */
+__device__ __forceinline__ float
+ld_plane (const float *p)
+{
+  return __ldcg (p);
+}
+
+__device__ __forceinline__ void
+spin_pause ()
+{
+  __nanosleep (256);
+}
+
 #define GFX_IIR_SMEM(name) extern __shared__ __align__ (16) unsigned char name[]
 
 } // namespace gfx_iir
@@ -63,10 +99,19 @@ using namespace gfx_iir;
 
 namespace
 {
-template <int CH>
+template <int CH, bool PIPE>
 void (*pick_nf (int nf, gfx_depth depth)) (IirArgs)
 {
-  return nf == 4 ? pick<CH, 4> (depth) : nf == 2 ? pick<CH, 2> (depth) : pick<CH, 1> (depth);
+  return nf == 4   ? pick<CH, 4, PIPE> (depth)
+       : nf == 2 ? pick<CH, 2, PIPE> (depth) : pick<CH, 1, PIPE> (depth);
+}
+
+/* GPUFX_IIR_PIPE=0: the unpipelined recursion steps (r_steps), for comparison. */
+bool
+pipelined ()
+{
+  const char *v = getenv ("GPUFX_IIR_PIPE");
+  return !(v && v[0] == '0');
 }
 } // namespace
 
@@ -90,7 +135,11 @@ gfx_iir_split_launch (const IirArgs &A, int pairs, int chunk, int feeders, int l
                       cudaStream_t s, int *per_sm, int *threads)
 {
   const int nf = feeders == 2 || feeders == 4 ? feeders : 1;
-  void (*kernel) (IirArgs) = chunk == 16 ? pick_nf<16> (nf, A.depth) : pick_nf<8> (nf, A.depth);
+  const bool pipe = pipelined ();
+  void (*kernel) (IirArgs) = chunk == 16 ? (pipe ? pick_nf<16, true> (nf, A.depth)
+                                                 : pick_nf<16, false> (nf, A.depth))
+                           : pipe ? pick_nf<8, true> (nf, A.depth)
+                                  : pick_nf<8, false> (nf, A.depth);
   const int most = SPLIT_THREADS / (32 * (1 + nf)); /* a speed knob: more run as the most */
   pairs = pairs < most ? pairs : most;
   *threads = 32 * (1 + nf) * pairs;

@@ -1,7 +1,9 @@
 /* The split kernel's device code (cuda_iir_split.cu says how it works), in a header of
  * its own so that tests/emu/iir_emu.cpp can run it on the CPU.  The includer provides
  * pair_sync (id, threads) (named barrier), ld_relaxed / st_relaxed (64-bit relaxed global
- * accesses) and GFX_IIR_SMEM (name) (the dynamic shared memory), inside namespace gfx_iir. */
+ * accesses), ld_acquire (32-bit acquire load), gfx_iir_fence () (device-wide fence),
+ * ld_plane (a plane value, read at the coherent level), spin_pause () and GFX_IIR_SMEM
+ * (name) (the dynamic shared memory), inside namespace gfx_iir. */
 #ifndef GFX_CUDA_IIR_SPLIT_CUH
 #define GFX_CUDA_IIR_SPLIT_CUH
 
@@ -108,10 +110,100 @@ r_steps (const double (&b)[9], int W, int t0, int lane, PairSmem &S, double (&yw
     }
 }
 
+/* The old terms of gfx_iir_point for 3x3 (rest3's S_old, same products, same order) from
+ * the windows of one step: w02 = y(0,2), w11 = y(1,1), w12 = y(1,2), w20 = y(2,0), ... */
+__device__ __forceinline__ double
+s_old3 (const double (&b)[9], double w02, double w11, double w12, double w20, double w21,
+        double w22)
+{
+  double s = 0.0;
+  s = s + (0.0 + b[2] * w02);
+  s = s + ((0.0 + b[4] * w11) + b[5] * w12);
+  s = s + (((0.0 + b[6] * w20) + b[7] * w21) + b[8] * w22);
+  return s;
+}
+
+/* R's registers between steps (pipelined steps): the windows of the coming step except
+ * y(1,0) (this step's shuffle), its S_old (computed a step early, off the chain), and the
+ * value lane l + 1 needs as its y(2,0) (this lane's y(1,0) of the last step). */
+struct RState
+{
+  double y01, y02, y11, y12, y21, y22, p10, so;
+};
+
+/* The rows left of the image (y = x replicated, x0 of rows r0 + lane - k1). */
+__device__ __forceinline__ void
+r_left (const PairSmem &S, int lane, double &w01, double &w02, double &w11, double &w12,
+        double &w21, double &w22)
+{
+  w01 = w02 = S.x0[lane + 2];
+  w11 = w12 = S.x0[lane + 1];
+  w21 = w22 = S.x0[lane];
+}
+
+/* Pipelined R steps t0 .. t0 + CH - 1: the step's chain is only y = (S_a - S_old) -
+ * b(1,0) y(1,0) - b(0,1) y(0,1) (rest3's last three operations): S_old of step j + 1 is
+ * formed in step j from values known a step ahead (y(2,0) of step j + 1 is lane l - 1's
+ * y(1,0) of step j), S_a and the rows above the group (lane 0) are loaded for the whole
+ * chunk first.  S_old of the chunk's first step waits for this chunk's `ay` (lane 0), so
+ * it is formed after the barrier.  Same operations in the same order as r_steps. */
+template <int CH, bool EDGE>
+__device__ __forceinline__ void
+r_steps_pipe (const double (&b)[9], int W, int t0, int lane, PairSmem &S, RState &st,
+              unsigned long long *pub)
+{
+  double *row = S.ring + lane * RS;
+  double sa[CH], a1[CH], a2[CH];
+#pragma unroll
+  for (int j = 0; j < CH; j++)
+    {
+      const int tc = (t0 + j) & (RING - 1);
+      sa[j] = row[(t0 + j - lane) & (RING - 1)];
+      a1[j] = S.ay[0][tc];
+      a2[j] = S.ay[1][tc];
+    }
+  /* S_old of the first step */
+  const double n2 = __shfl_up_sync (FULL, st.p10, 1); /* every lane: FULL mask */
+  double y20 = lane == 0 ? a2[0] : n2;
+  st.so = s_old3 (b, st.y02, st.y11, st.y12, y20, st.y21, st.y22);
+#pragma unroll
+  for (int j = 0; j < CH; j++)
+    {
+      const int c = t0 + j - lane, slot = c & (RING - 1);
+      const double n1 = __shfl_up_sync (FULL, st.y01, 1);
+      const double y10 = lane == 0 ? a1[j] : n1;
+      /* the windows of step j + 1 */
+      double w01 = 0.0, w02 = st.y01, w11 = y10, w12 = st.y11, w21 = y20, w22 = st.y21;
+      const bool left = EDGE && c + 1 == 0;
+      if (left)
+        r_left (S, lane, w01, w02, w11, w12, w21, w22);
+      double y20n = 0.0, so_n = 0.0;
+      if (j + 1 < CH)
+        {
+          const double n2n = __shfl_up_sync (FULL, y10, 1);
+          y20n = lane == 0 ? a2[j + 1] : n2n;
+          so_n = s_old3 (b, w02, w11, w12, y20n, w21, w22);
+        }
+      double y = sa[j] - st.so;
+      y = y - b[M] * y10;
+      y = y - b[1] * st.y01;
+      if (!EDGE || (c >= 0 && c < W))
+        {
+          row[slot] = y;
+          if (pub)
+            st_relaxed (pub + t0 + j, y);
+        }
+      st.y01 = left ? w01 : y;
+      st.y02 = w02, st.y11 = w11, st.y12 = w12, st.y21 = w21, st.y22 = w22;
+      st.p10 = y10, st.so = so_n;
+      y20 = y20n;
+    }
+}
+
 /* R, group g: lanes 30 and 31 publish their y (the rows the group below needs) to the
  * boundary buffer as soon as it is computed: relaxed 64-bit stores, each word its own ready
- * flag (pub + t is column t - lane of the lane's boundary row). */
-template <int CH>
+ * flag (pub + t is column t - lane of the lane's boundary row).  PIPE: r_steps_pipe. */
+template <int CH, bool PIPE>
 __device__ void
 recur (const IirArgs &A, int g, int q, int ch, int lane, PairSmem &S, int bar, int nb)
 {
@@ -132,10 +224,23 @@ recur (const IirArgs &A, int g, int q, int ch, int lane, PairSmem &S, int bar, i
       yw[k1][k2] = 0.0;
   pair_sync (bar, nb); /* input of chunks 0 and 1 staged */
   pair_sync (bar, nb); /* chunk 0 is ready */
+  RState st;
+  if (PIPE) /* step 0: lane 0 is at column 0 */
+    {
+      r_left (S, lane, st.y01, st.y02, st.y11, st.y12, st.y21, st.y22);
+      st.p10 = 0.0, st.so = 0.0;
+    }
   for (int i = 0; i < chunks; i++)
     {
       const int t0 = i * CH;
-      if (t0 >= 32 && t0 + CH <= W)
+      if (PIPE)
+        {
+          if (t0 >= 32 && t0 + CH <= W)
+            r_steps_pipe<CH, false> (b, W, t0, lane, S, st, pub);
+          else
+            r_steps_pipe<CH, true> (b, W, t0, lane, S, st, pub);
+        }
+      else if (t0 >= 32 && t0 + CH <= W)
         r_steps<CH, false> (b, W, t0, lane, S, yw, pub);
       else
         r_steps<CH, true> (b, W, t0, lane, S, yw, pub);
@@ -363,7 +468,7 @@ f_phase (const IirArgs &A, const double (&a)[9], const Input<CH, T> &I, int q, i
 }
 
 template <int CH, int NF, typename T>
-__device__ void
+__device__ __forceinline__ void
 feed (const IirArgs &A, int g, int q, int ch, int lane, int f, PairSmem &S, int bar, int nb)
 {
   constexpr int N = CH / NF;
@@ -415,9 +520,112 @@ feed (const IirArgs &A, int g, int q, int ch, int lane, int f, PairSmem &S, int 
   __syncwarp ();
 }
 
+/* The mean of the four planes (iir_mean's arithmetic), done by warps whose block has run out
+ * of quadrant tasks, so that it overlaps the last groups instead of following the kernel.
+ * A mean task is 32 image rows x MEAN_COLS columns; row groups go from the middle outwards,
+ * the order in which the two directions both finish them.  Each waits for the counters of
+ * the groups that wrote its rows: (q1, q2) frame group k, (q3, q4) the one or two frame
+ * groups over the same image rows. */
+constexpr int MEAN_COLS = GFX_IIR_MEAN_COLS;
+
+__device__ __forceinline__ int
+mean_segments (int W)
+{
+  return (W + MEAN_COLS - 1) / MEAN_COLS;
+}
+
+/* A finished quadrant task: its plane rows are out (every writer fenced, then the group's
+ * barrier), one thread counts it. */
+__device__ __forceinline__ void
+mark_done (const IirArgs &A, int task)
+{
+  const int per_group = GFX_IIR_QUADRANTS * A.colours, g = task / per_group;
+  const int q = task % per_group % GFX_IIR_QUADRANTS;
+  gfx_iir_fence ();
+  atomicAdd (A.done + q * A.groups + g, 1u);
+}
+
+__device__ __forceinline__ void
+mean_task (const IirArgs &A, int t, int lane)
+{
+  const int G = A.groups, W = A.W, H = A.H, segs = mean_segments (W);
+  const int i = t / segs, m = (G - 1) / 2, k = i & 1 ? m + (i + 1) / 2 : m - i / 2;
+  const int r0 = 32 * k, r1 = r0 + 32 < H ? r0 + 32 : H;
+  const int c0 = t % segs * MEAN_COLS, c1 = c0 + MEAN_COLS < W ? c0 + MEAN_COLS : W;
+  /* lanes 0-5 wait for one counter each: q1 k, q2 k, q3 ga, q3 gb, q4 ga, q4 gb */
+  const int ga = (H - r1) / 32, gb = (H - 1 - r0) / 32;
+  const int q = lane < 2 ? lane : lane < 4 ? 2 : 3, g = lane < 2 ? k : lane & 1 ? gb : ga;
+  const unsigned *cnt = A.done + q * G + g;
+  while (__any_sync (FULL, lane < 6 && ld_acquire (cnt) < (unsigned) A.colours))
+    spin_pause ();
+  const size_t n = (size_t) W * H;
+  /* 4 rows x 2 columns a lane at once: 32 plane loads in flight before the first use (one
+     pixel at a time, a task was a chain of 1024 memory latencies) */
+  constexpr int MR = 4, MC = 2;
+  for (int cb = c0 + lane; cb < c1; cb += 32 * MC)
+    for (int rb = r0; rb < r1; rb += MR)
+      for (int ch = 0; ch < A.channels; ch++)
+        {
+          float v[MR][MC][GFX_IIR_QUADRANTS];
+#pragma unroll
+          for (int j = 0; j < MR; j++)
+#pragma unroll
+            for (int i = 0; i < MC; i++)
+              if (ch < A.colours && rb + j < r1 && cb + 32 * i < c1)
+                {
+                  const float *p = A.planes + (size_t) ch * GFX_IIR_QUADRANTS * n
+                                   + (size_t) (rb + j) * W + cb + 32 * i;
+#pragma unroll
+                  for (int k = 0; k < GFX_IIR_QUADRANTS; k++)
+                    v[j][i][k] = ld_plane (p + k * n);
+                }
+#pragma unroll
+          for (int j = 0; j < MR; j++)
+#pragma unroll
+            for (int i = 0; i < MC; i++)
+              if (rb + j < r1 && cb + 32 * i < c1)
+                {
+                  const size_t o = ((size_t) (rb + j) * W + cb + 32 * i) * A.channels + ch;
+                  if (ch >= A.colours) /* alpha passes through */
+                    {
+                      if (A.depth == GFX_U8)
+                        ((uint8_t *) A.out)[o] = ((const uint8_t *) A.in)[o];
+                      else if (A.depth == GFX_U16)
+                        ((uint16_t *) A.out)[o] = ((const uint16_t *) A.in)[o];
+                      else
+                        ((float *) A.out)[o] = ((const float *) A.in)[o];
+                      continue;
+                    }
+                  const float m = gfx_iir_mean (v[j][i][0], v[j][i][1], v[j][i][2], v[j][i][3]);
+                  if (A.depth == GFX_U8)
+                    ((uint8_t *) A.out)[o] = gfx_iir_to_u8 (m);
+                  else if (A.depth == GFX_U16)
+                    ((uint16_t *) A.out)[o] = gfx_iir_to_u16 (m);
+                  else
+                    ((float *) A.out)[o] = m;
+                }
+        }
+}
+
+/* A warp's mean tasks, from the second ticket, until none is left. */
+__device__ __forceinline__ void
+mean_tail (const IirArgs &A, int lane)
+{
+  for (;;)
+    {
+      int t = 0;
+      if (lane == 0)
+        t = atomicAdd (A.ticket + 1, 1);
+      t = __shfl_sync (FULL, t, 0);
+      if (t >= A.mean_tasks)
+        return;
+      mean_task (A, t, lane);
+    }
+}
+
 /* Block: `pairs` groups, warps 0 .. pairs - 1 their R warps (spread over the SM's
  * schedulers), then NF feeder warps per group. */
-template <int CH, int NF, typename T>
+template <int CH, int NF, typename T, bool PIPE>
 __global__ void
 __launch_bounds__ (SPLIT_THREADS) iir_split (IirArgs A)
 {
@@ -428,29 +636,49 @@ __launch_bounds__ (SPLIT_THREADS) iir_split (IirArgs A)
   const int pair = feeder ? (warp - pairs) / NF : warp, f = feeder ? (warp - pairs) % NF : 0;
   const int bar = 1 + pair;
   PairSmem &S = reinterpret_cast<PairSmem *> (smem)[pair];
+  int last = -1; /* the task this group finished last */
   for (;;)
     {
       if (feeder && f == 0 && lane == 0)
         S.task = atomicAdd (A.ticket, 1);
+      if (A.done && feeder)
+        gfx_iir_fence (); /* the plane rows this thread wrote, before the count below */
       pair_sync (bar, nb);
+      if (A.done && last >= 0 && feeder && f == 0 && lane == 0)
+        mark_done (A, last);
       const int task = S.task;
       if (task >= A.tasks)
-        return;
+        {
+          if (A.done)
+            mean_tail (A, lane);
+          return;
+        }
+      last = task;
       /* Group-major order: group g-1 of the same (quadrant, channel) has a smaller ticket. */
       const int per_group = GFX_IIR_QUADRANTS * A.colours, g = task / per_group;
       const int rem = task % per_group, q = rem % GFX_IIR_QUADRANTS;
-      if (feeder)
-        feed<CH, NF, T> (A, g, q, rem / GFX_IIR_QUADRANTS, lane, f, S, bar, nb);
+      const int cq = rem / GFX_IIR_QUADRANTS;
+      /* NF <= 2: one inlined copy of feed per feeder, f a constant there, so that each
+         feeder's share of the loads, stores and columns is fixed at compile time (fewer
+         instructions: 8192^2 u8 4.39 -> 4.06 ms with 2 feeders); four copies (NF = 4)
+         overflow the instruction cache (no_inst stalls: 4.85 -> 7.1 ms), so there f stays
+         a variable. */
+      if (feeder && NF > 2)
+        feed<CH, NF, T> (A, g, q, cq, lane, f, S, bar, nb);
+      else if (feeder && f == 0)
+        feed<CH, NF, T> (A, g, q, cq, lane, 0, S, bar, nb);
+      else if (feeder)
+        feed<CH, NF, T> (A, g, q, cq, lane, 1, S, bar, nb);
       else
-        recur<CH> (A, g, q, rem / GFX_IIR_QUADRANTS, lane, S, bar, nb);
+        recur<CH, PIPE> (A, g, q, cq, lane, S, bar, nb);
     }
 }
 
-template <int CH, int NF>
+template <int CH, int NF, bool PIPE>
 void (*pick (gfx_depth depth)) (IirArgs)
 {
-  return depth == GFX_U8 ? iir_split<CH, NF, uint8_t>
-       : depth == GFX_U16 ? iir_split<CH, NF, uint16_t> : iir_split<CH, NF, float>;
+  return depth == GFX_U8 ? iir_split<CH, NF, uint8_t, PIPE>
+       : depth == GFX_U16 ? iir_split<CH, NF, uint16_t, PIPE> : iir_split<CH, NF, float, PIPE>;
 }
 
 } // namespace gfx_iir

@@ -1,6 +1,7 @@
 /* Runs the split GPU IIR kernel (cuda/cuda_iir_split.cuh) on the CPU through cuda_emu.h (a
- * named barrier is a barrier over its group's warps), then averages the quadrant planes as
- * iir_mean does and compares the result bit for bit with gfx_iir_filter_cpu: the kernel's
+ * named barrier is a barrier over its group's warps), with the pipelined recursion steps and
+ * the mean in the kernel's tail, or with the plain steps followed by the quadrant planes'
+ * mean as iir_mean forms it, and compares the result bit for bit with gfx_iir_filter_cpu: the kernel's
  * index arithmetic, ring slots, phase protocol, hand-off and deadlock freedom (with fewer
  * blocks than groups, so groups loop over tickets) on machines without a GPU.  Small images
  * only.  Built and run by `make check` (build/tests/test_iir_emu). */
@@ -62,6 +63,26 @@ st_relaxed (unsigned long long *p, double v)
   memcpy (&b, &v, 8);
   std::atomic_ref<unsigned long long> (*p).store (b, std::memory_order_relaxed);
 }
+static inline unsigned
+ld_acquire (const unsigned *p)
+{
+  std::this_thread::yield (); /* the writers are host threads too */
+  return std::atomic_ref<unsigned> (*const_cast<unsigned *> (p)).load (std::memory_order_acquire);
+}
+static inline void
+gfx_iir_fence ()
+{
+  std::atomic_thread_fence (std::memory_order_seq_cst);
+}
+static inline float
+ld_plane (const float *p)
+{
+  return *p;
+}
+static inline void
+spin_pause ()
+{
+}
 #define GFX_IIR_SMEM(name) unsigned char *name = emu_block->smem.data ()
 } // namespace gfx_iir
 
@@ -72,16 +93,15 @@ typedef void (*kernel_fn) (IirArgs);
 
 template <int CH, int NF>
 static kernel_fn
-pick_emu (int depth)
+pick_emu (int depth, bool pipe)
 {
-  return depth == GFX_U8 ? iir_split<CH, NF, uint8_t>
-       : depth == GFX_U16 ? iir_split<CH, NF, uint16_t> : iir_split<CH, NF, float>;
+  return pipe ? pick<CH, NF, true> ((gfx_depth) depth) : pick<CH, NF, false> ((gfx_depth) depth);
 }
 
 /* The split kernel with `pairs` groups a block, `nblocks` blocks, then iir_mean's sums. */
 static void
 run (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, int chunk, int nf,
-     int pairs, int nblocks)
+     int pairs, int nblocks, bool pipe, bool tail)
 {
   IirArgs A = {};
   A.in = in->pixels;
@@ -94,18 +114,25 @@ run (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, int chunk, in
   size_t n = (size_t) A.W * A.H, tasks = (size_t) GFX_IIR_QUADRANTS * A.colours;
   std::vector<float> planes (n * tasks, -12345.0f);
   std::vector<unsigned long long> bnd (tasks * A.groups * 2 * A.W, GFX_IIR_SENTINEL);
-  int ticket = 0;
+  int ticket[2] = { 0, 0 };
+  std::vector<unsigned> done (GFX_IIR_QUADRANTS * A.groups, 0);
   A.planes = planes.data ();
   A.bnd = bnd.data ();
-  A.ticket = &ticket;
+  A.ticket = ticket;
+  if (tail) /* the kernel's warps form the mean once out of quadrant tasks */
+    {
+      A.done = done.data ();
+      A.out = out->pixels;
+      A.mean_tasks = A.groups * mean_segments (A.W);
+    }
   for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
     for (int i = 0; i < 9; i++)
       c_a[q][i] = f->a[q][i], c_b[q][i] = f->b[q][i];
-  kernel_fn fn = chunk == 16 ? (nf == 4   ? pick_emu<16, 4> (in->depth)
-                                : nf == 2 ? pick_emu<16, 2> (in->depth)
-                                          : pick_emu<16, 1> (in->depth))
-                  : nf == 4 ? pick_emu<8, 4> (in->depth)
-                  : nf == 2 ? pick_emu<8, 2> (in->depth) : pick_emu<8, 1> (in->depth);
+  kernel_fn fn = chunk == 16 ? (nf == 4   ? pick_emu<16, 4> (in->depth, pipe)
+                                : nf == 2 ? pick_emu<16, 2> (in->depth, pipe)
+                                          : pick_emu<16, 1> (in->depth, pipe))
+                  : nf == 4 ? pick_emu<8, 4> (in->depth, pipe)
+                  : nf == 2 ? pick_emu<8, 2> (in->depth, pipe) : pick_emu<8, 1> (in->depth, pipe);
   const int bs = 32 * (1 + nf) * pairs;
   emu_launch (
     nblocks, bs,
@@ -116,7 +143,7 @@ run (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, int chunk, in
       blk.smem.assign (pairs * sizeof (PairSmem), 0x5a);
     },
     [&] { fn (A); });
-  for (size_t i = 0; i < n; i++) /* iir_mean */
+  for (size_t i = 0; i < n && !tail; i++) /* iir_mean */
     for (int ch = 0; ch < A.channels; ch++)
       {
         size_t o = i * A.channels + ch;
@@ -159,15 +186,20 @@ main (void)
                           (gfx_depth) depth);
         gfx_iir_filter_cpu (&f, &in, &cpu, NULL, &err);
         gfx_image_clone (&emu, &in, NULL);
-        run (&f, &in, &emu, chunk, nf, pairs, nblocks);
-        bool same = !memcmp (cpu.pixels, emu.pixels, gfx_image_bytes (&in));
-        printf ("%s emulated split kernel == cpu: %dx%d, %s, %d channels, chunk %d, feeders "
-                "%d, groups/block %d, blocks %d\n", same ? "PASS" : "FAIL", sizes[s][0],
-                sizes[s][1], gfx_depth_name ((gfx_depth) depth), channels, chunk, nf, pairs,
-                nblocks);
-        fflush (stdout);
-        fails += !same;
-        cases++;
+        for (int pipe = 0; pipe < 2; pipe++) /* both recursion steps */
+          {
+            memset (emu.pixels, 0x77, gfx_image_bytes (&emu));
+            run (&f, &in, &emu, chunk, nf, pairs, nblocks, pipe, pipe);
+            bool same = !memcmp (cpu.pixels, emu.pixels, gfx_image_bytes (&in));
+            printf ("%s emulated split kernel == cpu: %dx%d, %s, %d channels, chunk %d, "
+                    "feeders %d, groups/block %d, blocks %d, %s\n", same ? "PASS" : "FAIL",
+                    sizes[s][0], sizes[s][1], gfx_depth_name ((gfx_depth) depth), channels,
+                    chunk, nf, pairs, nblocks,
+                    pipe ? "pipelined steps, mean in the tail" : "plain steps, mean after");
+            fflush (stdout);
+            fails += !same;
+            cases++;
+          }
         gfx_image_free (&in);
         gfx_image_free (&cpu);
         gfx_image_free (&emu);

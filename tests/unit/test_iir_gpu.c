@@ -1,7 +1,7 @@
 /* CPU == GPU, bit for bit, for the quadrant IIR filter: sizes 1x1, 1xN, Nx1, odd and
  * multi-group, masks 1x1 to 7x7, every depth and layout, every tuning value (method, warps
- * or pairs per block, chunk) across sizes and masks; plus the
- * backend rules (fallback note, injected fault).  SKIPs with the reason without a GPU. */
+ * or pairs per block, chunk, where the split kernel's mean is formed) across sizes and
+ * masks; plus the backend rules (fallback note, injected fault).  SKIPs with the reason without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,10 +89,13 @@ sweep_tuning (void)
       for (int c = 0; c < 2; c++)
         {
           gfx_cuda_iir_tuning t = { warps[w], chunks[c], m, w % 2, 1 << (w / 2) % 3 };
+          const char *mean = c ? "1" : "0"; /* split: the mean in the kernel's tail or not */
+          setenv ("GPUFX_IIR_MEAN", mean, 1);
           CHECK (same_bits (&f, &in, &t, why, sizeof why), "gpu == cpu bits at method %d, "
-                 "warps per block %d, chunk %d, feeders %d: %s", m, warps[w], chunks[c],
-                 t.feeders, why);
+                 "warps per block %d, chunk %d, feeders %d, GPUFX_IIR_MEAN=%s: %s", m,
+                 warps[w], chunks[c], t.feeders, mean, why);
         }
+  unsetenv ("GPUFX_IIR_MEAN");
   gfx_image_free (&in);
   /* Sizes around the chunk (8, 16), ring (64) and group (32 rows) boundaries, thin and
    * single-pixel images, masks 1..7 x 1..7 (all kernel variants, the exact 3x3 one too). */
@@ -161,8 +164,12 @@ large_rgb (void)
     {
       gfx_image in;
       iir_random_image (&in, 1031, 777, 3, false, d);
+      if (d != 1) /* the split kernel's mean in its tail, every colour channel counted */
+        setenv ("GPUFX_IIR_MEAN", "1", 1);
       CHECK (same_bits (&f, &in, NULL, why, sizeof why), "gpu == cpu bits: 1031x777 RGB %s "
-             "(auto tuning): %s", gfx_depth_name (d), why);
+             "(auto tuning, GPUFX_IIR_MEAN=%s): %s", gfx_depth_name (d), d != 1 ? "1" : "auto",
+             why);
+      unsetenv ("GPUFX_IIR_MEAN");
       gfx_image_free (&in);
     }
   /* More groups than resident warps (pairs): warps loop over tickets and wait on groups
@@ -225,6 +232,7 @@ main (int argc, char **argv)
       iir_random_filter (&f, 3, 3, 0.8);
       gfx_image in;
       iir_random_image (&in, 70, 75, 2, true, GFX_U16);
+      setenv ("GPUFX_IIR_MEAN", "1", 1); /* split: the mean in the kernel's tail */
       gfx_cuda_iir_tuning t[] = { { 2, 16, 0, 0, 1 }, { 3, 8, 0, 1, 2 }, { 2, 16, 1, 0, 0 },
                                   { 1, 16, 2, 0, 4 }, { 4, 8, 2, 0, 1 }, { 1, 8, 2, 0, 4 } };
       for (int i = 0; i < 6; i++)
