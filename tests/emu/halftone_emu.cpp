@@ -74,21 +74,16 @@ cp_async16 (sptr dst, const void *src)
 }
 static inline void cp_async_commit () {}
 static inline void
-st_export_bit (unsigned long long *p, unsigned long long v, unsigned mask, unsigned bit)
+st_export_if (unsigned long long *p, unsigned long long v, bool pred)
 {
-  if (mask & bit)
+  if (pred)
     std::atomic_ref<unsigned long long> (*p).store (v, std::memory_order_relaxed);
-}
-static inline float
-keep_bit (float v, unsigned mask, unsigned bit)
-{
-  return (mask & bit) ? v : 0.0f;
 }
 template <int BYTES>
 static inline void
-st_global_bit (void *p, unsigned v, unsigned mask, unsigned bit)
+st_global_if (void *p, unsigned v, bool pred)
 {
-  if (!(mask & bit))
+  if (!pred)
     return;
   if (BYTES == 1)
     *(uint8_t *) p = (uint8_t) v;
