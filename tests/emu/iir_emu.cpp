@@ -1,10 +1,10 @@
 /* Runs the split GPU IIR kernel (cuda/cuda_iir_split.cuh) on the CPU through cuda_emu.h (a
  * named barrier is a barrier over its group's warps), with the pipelined recursion steps and
- * the mean in the kernel's tail, or with the plain steps followed by the quadrant planes'
- * mean as iir_mean forms it, and compares the result bit for bit with gfx_iir_filter_cpu: the kernel's
- * index arithmetic, ring slots, phase protocol, hand-off and deadlock freedom (with fewer
- * blocks than groups, so groups loop over tickets) on machines without a GPU.  Small images
- * only.  Built and run by `make check` (build/tests/test_iir_emu). */
+ * the mean in the kernel's tail, or with the plain steps followed by the quadrant planes' mean
+ * as iir_mean forms it, and compares the result bit for bit with gfx_iir_filter_cpu: the
+ * kernel's index arithmetic, ring slots, phase protocol, hand-off and deadlock freedom (with
+ * fewer blocks than groups, so groups loop over tickets) on machines without a GPU.  Small
+ * images only.  Built and run by `make check` (build/tests/test_iir_emu). */
 #include <atomic>
 #include <barrier>
 #include <cstdint>

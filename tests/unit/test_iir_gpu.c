@@ -1,7 +1,7 @@
-/* CPU == GPU, bit for bit, for the quadrant IIR filter: sizes 1x1, 1xN, Nx1, odd and
- * multi-group, masks 1x1 to 7x7, every depth and layout, every tuning value (method, warps
- * or pairs per block, chunk, where the split kernel's mean is formed) across sizes and
- * masks; plus the backend rules (fallback note, injected fault).  SKIPs with the reason without a GPU. */
+/* CPU == GPU, bit for bit, for the quadrant IIR filter: sizes 1x1, 1xN, Nx1, odd and multi-
+ * group, masks 1x1 to 7x7, every depth and layout, every tuning value (method, warps or pairs
+ * per block, chunk, where the split kernel's mean is formed) across sizes and masks; plus the
+ * backend rules (fallback note, injected fault).  SKIPs with the reason without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
