@@ -28,11 +28,9 @@
  * writers are all counted, middle rows first.  tests/emu/iir_emu.cpp runs this code on the
  * CPU.
  *
- * Sums: sa3 + rest3 are gfx_iir_point for m1 = m2 = 3 with the same products and sums in
- * the same order (S_a and S_old are independent, so computing them in two warps changes
- * nothing); test_iir_gpu checks the bits against the CPU. */
-#include <cstdlib>
-
+ * Sums: sa3, s_old3 and the step's last three operations are gfx_iir_point for m1 = m2 = 3
+ * with the same products and sums in the same order (S_a and S_old are independent, so
+ * computing them apart changes nothing); test_iir_gpu checks the bits against the CPU. */
 #include "cuda_iir_internal.h"
 
 namespace gfx_iir
@@ -99,19 +97,10 @@ using namespace gfx_iir;
 
 namespace
 {
-template <int CH, bool PIPE>
+template <int CH>
 void (*pick_nf (int nf, gfx_depth depth)) (IirArgs)
 {
-  return nf == 4   ? pick<CH, 4, PIPE> (depth)
-       : nf == 2 ? pick<CH, 2, PIPE> (depth) : pick<CH, 1, PIPE> (depth);
-}
-
-/* GPUFX_IIR_PIPE=0: the unpipelined recursion steps (r_steps), for comparison. */
-bool
-pipelined ()
-{
-  const char *v = getenv ("GPUFX_IIR_PIPE");
-  return !(v && v[0] == '0');
+  return nf == 4 ? pick<CH, 4> (depth) : nf == 2 ? pick<CH, 2> (depth) : pick<CH, 1> (depth);
 }
 } // namespace
 
@@ -135,11 +124,7 @@ gfx_iir_split_launch (const IirArgs &A, int pairs, int chunk, int feeders, int l
                       cudaStream_t s, int *per_sm, int *threads)
 {
   const int nf = feeders == 2 || feeders == 4 ? feeders : 1;
-  const bool pipe = pipelined ();
-  void (*kernel) (IirArgs) = chunk == 16 ? (pipe ? pick_nf<16, true> (nf, A.depth)
-                                                 : pick_nf<16, false> (nf, A.depth))
-                           : pipe ? pick_nf<8, true> (nf, A.depth)
-                                  : pick_nf<8, false> (nf, A.depth);
+  void (*kernel) (IirArgs) = chunk == 16 ? pick_nf<16> (nf, A.depth) : pick_nf<8> (nf, A.depth);
   const int most = SPLIT_THREADS / (32 * (1 + nf)); /* a speed knob: more run as the most */
   pairs = pairs < most ? pairs : most;
   *threads = 32 * (1 + nf) * pairs;

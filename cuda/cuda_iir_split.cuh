@@ -51,66 +51,7 @@ sa3 (const double (&a)[9], const double (&xw)[M][M])
   return s_a;
 }
 
-__device__ __forceinline__ double
-rest3 (const double (&b)[9], double s_a, const double (&yw)[M][M])
-{
-  double s_old = 0.0;
-#pragma unroll
-  for (int r1 = 0; r1 < M; r1++)
-    {
-      double old = 0.0;
-#pragma unroll
-      for (int k2 = 0; k2 < M; k2++)
-        if (r1 > 1 || (r1 == 1 && k2 > 0) || (r1 == 0 && k2 > 1))
-          old = old + b[r1 * M + k2] * yw[r1][k2];
-      s_old = s_old + old;
-    }
-  double y = s_a - s_old;
-  y = y - b[M] * yw[1][0];
-  y = y - b[1] * yw[0][1];
-  return y;
-}
-
-/* R: steps t0 .. t0 + CH - 1.  EDGE: some lane is left of the image (c < 0: nothing kept;
- * the window is set up at c == 0) or right of it (c >= W); without EDGE no column test. */
-template <int CH, bool EDGE>
-__device__ __forceinline__ void
-r_steps (const double (&b)[9], int W, int t0, int lane, PairSmem &S, double (&yw)[M][M],
-         unsigned long long *pub)
-{
-  double *row = S.ring + lane * RS;
-#pragma unroll
-  for (int j = 0; j < CH; j++)
-    {
-      const int c = t0 + j - lane, slot = c & (RING - 1), tc = (t0 + j) & (RING - 1);
-      const double n1 = __shfl_up_sync (FULL, yw[0][0], 1);
-      const double n2 = __shfl_up_sync (FULL, yw[1][0], 1);
-      const double a1 = S.ay[0][tc], a2 = S.ay[1][tc];
-      const double sa = row[slot];
-#pragma unroll
-      for (int k1 = 0; k1 < M; k1++)
-        {
-          yw[k1][2] = yw[k1][1];
-          yw[k1][1] = yw[k1][0];
-        }
-      yw[1][0] = lane == 0 ? a1 : n1;
-      yw[2][0] = lane == 0 ? a2 : n2;
-      if (EDGE && c == 0) /* left of the image: y = x, replicated */
-#pragma unroll
-        for (int k1 = 0; k1 < M; k1++)
-          yw[k1][1] = yw[k1][2] = S.x0[lane + 2 - k1];
-      const double y = rest3 (b, sa, yw);
-      if (!EDGE || (c >= 0 && c < W))
-        {
-          row[slot] = y;
-          if (pub)
-            st_relaxed (pub + t0 + j, y);
-        }
-      yw[0][0] = y;
-    }
-}
-
-/* The old terms of gfx_iir_point for 3x3 (rest3's S_old, same products, same order) from
+/* The old terms of gfx_iir_point for 3x3 (its S_old: same products, same order) from
  * the windows of one step: w02 = y(0,2), w11 = y(1,1), w12 = y(1,2), w20 = y(2,0), ... */
 __device__ __forceinline__ double
 s_old3 (const double (&b)[9], double w02, double w11, double w12, double w20, double w21,
@@ -142,11 +83,11 @@ r_left (const PairSmem &S, int lane, double &w01, double &w02, double &w11, doub
 }
 
 /* Pipelined R steps t0 .. t0 + CH - 1: the step's chain is only y = (S_a - S_old) -
- * b(1,0) y(1,0) - b(0,1) y(0,1) (rest3's last three operations): S_old of step j + 1 is
+ * b(1,0) y(1,0) - b(0,1) y(0,1) (gfx_iir_point's last three operations): S_old of step j + 1 is
  * formed in step j from values known a step ahead (y(2,0) of step j + 1 is lane l - 1's
  * y(1,0) of step j), S_a and the rows above the group (lane 0) are loaded for the whole
  * chunk first.  S_old of the chunk's first step waits for this chunk's `ay` (lane 0), so
- * it is formed after the barrier.  Same operations in the same order as r_steps. */
+ * it is formed after the barrier.  Same operations in the same order as gfx_iir_point. */
 template <int CH, bool EDGE>
 __device__ __forceinline__ void
 r_steps_pipe (const double (&b)[9], int W, int t0, int lane, PairSmem &S, RState &st,
@@ -202,8 +143,8 @@ r_steps_pipe (const double (&b)[9], int W, int t0, int lane, PairSmem &S, RState
 
 /* R, group g: lanes 30 and 31 publish their y (the rows the group below needs) to the
  * boundary buffer as soon as it is computed: relaxed 64-bit stores, each word its own ready
- * flag (pub + t is column t - lane of the lane's boundary row).  PIPE: r_steps_pipe. */
-template <int CH, bool PIPE>
+ * flag (pub + t is column t - lane of the lane's boundary row). */
+template <int CH>
 __device__ void
 recur (const IirArgs &A, int g, int q, int ch, int lane, PairSmem &S, int bar, int nb)
 {
@@ -216,34 +157,18 @@ recur (const IirArgs &A, int g, int q, int ch, int lane, PairSmem &S, int bar, i
 #pragma unroll
   for (int i = 0; i < 9; i++)
     b[i] = c_b[q][i];
-  double yw[M][M];
-#pragma unroll
-  for (int k1 = 0; k1 < M; k1++)
-#pragma unroll
-    for (int k2 = 0; k2 < M; k2++)
-      yw[k1][k2] = 0.0;
   pair_sync (bar, nb); /* input of chunks 0 and 1 staged */
   pair_sync (bar, nb); /* chunk 0 is ready */
-  RState st;
-  if (PIPE) /* step 0: lane 0 is at column 0 */
-    {
-      r_left (S, lane, st.y01, st.y02, st.y11, st.y12, st.y21, st.y22);
-      st.p10 = 0.0, st.so = 0.0;
-    }
+  RState st; /* step 0: lane 0 is at column 0 */
+  r_left (S, lane, st.y01, st.y02, st.y11, st.y12, st.y21, st.y22);
+  st.p10 = 0.0, st.so = 0.0;
   for (int i = 0; i < chunks; i++)
     {
       const int t0 = i * CH;
-      if (PIPE)
-        {
-          if (t0 >= 32 && t0 + CH <= W)
-            r_steps_pipe<CH, false> (b, W, t0, lane, S, st, pub);
-          else
-            r_steps_pipe<CH, true> (b, W, t0, lane, S, st, pub);
-        }
-      else if (t0 >= 32 && t0 + CH <= W)
-        r_steps<CH, false> (b, W, t0, lane, S, yw, pub);
+      if (t0 >= 32 && t0 + CH <= W)
+        r_steps_pipe<CH, false> (b, W, t0, lane, S, st, pub);
       else
-        r_steps<CH, true> (b, W, t0, lane, S, yw, pub);
+        r_steps_pipe<CH, true> (b, W, t0, lane, S, st, pub);
       pair_sync (bar, nb);
     }
 }
@@ -625,7 +550,7 @@ mean_tail (const IirArgs &A, int lane)
 
 /* Block: `pairs` groups, warps 0 .. pairs - 1 their R warps (spread over the SM's
  * schedulers), then NF feeder warps per group. */
-template <int CH, int NF, typename T, bool PIPE>
+template <int CH, int NF, typename T>
 __global__ void
 __launch_bounds__ (SPLIT_THREADS) iir_split (IirArgs A)
 {
@@ -670,15 +595,15 @@ __launch_bounds__ (SPLIT_THREADS) iir_split (IirArgs A)
       else if (feeder)
         feed<CH, NF, T> (A, g, q, cq, lane, 1, S, bar, nb);
       else
-        recur<CH, PIPE> (A, g, q, cq, lane, S, bar, nb);
+        recur<CH> (A, g, q, cq, lane, S, bar, nb);
     }
 }
 
-template <int CH, int NF, bool PIPE>
+template <int CH, int NF>
 void (*pick (gfx_depth depth)) (IirArgs)
 {
-  return depth == GFX_U8 ? iir_split<CH, NF, uint8_t, PIPE>
-       : depth == GFX_U16 ? iir_split<CH, NF, uint16_t, PIPE> : iir_split<CH, NF, float, PIPE>;
+  return depth == GFX_U8 ? iir_split<CH, NF, uint8_t>
+       : depth == GFX_U16 ? iir_split<CH, NF, uint16_t> : iir_split<CH, NF, float>;
 }
 
 } // namespace gfx_iir

@@ -1,7 +1,6 @@
 /* Runs the split GPU IIR kernel (cuda/cuda_iir_split.cuh) on the CPU through cuda_emu.h (a
- * named barrier is a barrier over its group's warps), with the pipelined recursion steps and
- * the mean in the kernel's tail, or with the plain steps followed by the quadrant planes' mean
- * as iir_mean forms it, and compares the result bit for bit with gfx_iir_filter_cpu: the
+ * named barrier is a barrier over its group's warps), with the mean in the kernel's tail or
+ * the quadrant planes' mean formed after it as iir_mean forms it, and compares the result bit for bit with gfx_iir_filter_cpu: the
  * kernel's index arithmetic, ring slots, phase protocol, hand-off and deadlock freedom (with
  * fewer blocks than groups, so groups loop over tickets) on machines without a GPU.  Small
  * images only.  Built and run by `make check` (build/tests/test_iir_emu). */
@@ -91,17 +90,10 @@ spin_pause ()
 using namespace gfx_iir;
 typedef void (*kernel_fn) (IirArgs);
 
-template <int CH, int NF>
-static kernel_fn
-pick_emu (int depth, bool pipe)
-{
-  return pipe ? pick<CH, NF, true> ((gfx_depth) depth) : pick<CH, NF, false> ((gfx_depth) depth);
-}
-
 /* The split kernel with `pairs` groups a block, `nblocks` blocks, then iir_mean's sums. */
 static void
 run (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, int chunk, int nf,
-     int pairs, int nblocks, bool pipe, bool tail)
+     int pairs, int nblocks, bool tail)
 {
   IirArgs A = {};
   A.in = in->pixels;
@@ -128,11 +120,11 @@ run (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, int chunk, in
   for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
     for (int i = 0; i < 9; i++)
       c_a[q][i] = f->a[q][i], c_b[q][i] = f->b[q][i];
-  kernel_fn fn = chunk == 16 ? (nf == 4   ? pick_emu<16, 4> (in->depth, pipe)
-                                : nf == 2 ? pick_emu<16, 2> (in->depth, pipe)
-                                          : pick_emu<16, 1> (in->depth, pipe))
-                  : nf == 4 ? pick_emu<8, 4> (in->depth, pipe)
-                  : nf == 2 ? pick_emu<8, 2> (in->depth, pipe) : pick_emu<8, 1> (in->depth, pipe);
+  const gfx_depth d = in->depth;
+  kernel_fn fn = chunk == 16 ? (nf == 4 ? pick<16, 4> (d) : nf == 2 ? pick<16, 2> (d) : pick<16, 1> (d))
+                  : nf == 4  ? pick<8, 4> (d)
+                  : nf == 2  ? pick<8, 2> (d)
+                             : pick<8, 1> (d);
   const int bs = 32 * (1 + nf) * pairs;
   emu_launch (
     nblocks, bs,
@@ -186,16 +178,16 @@ main (void)
                           (gfx_depth) depth);
         gfx_iir_filter_cpu (&f, &in, &cpu, NULL, &err);
         gfx_image_clone (&emu, &in, NULL);
-        for (int pipe = 0; pipe < 2; pipe++) /* both recursion steps */
+        for (int tail = 0; tail < 2; tail++) /* the mean after the kernel, or in it */
           {
             memset (emu.pixels, 0x77, gfx_image_bytes (&emu));
-            run (&f, &in, &emu, chunk, nf, pairs, nblocks, pipe, pipe);
+            run (&f, &in, &emu, chunk, nf, pairs, nblocks, tail);
             bool same = !memcmp (cpu.pixels, emu.pixels, gfx_image_bytes (&in));
             printf ("%s emulated split kernel == cpu: %dx%d, %s, %d channels, chunk %d, "
                     "feeders %d, groups/block %d, blocks %d, %s\n", same ? "PASS" : "FAIL",
                     sizes[s][0], sizes[s][1], gfx_depth_name ((gfx_depth) depth), channels,
                     chunk, nf, pairs, nblocks,
-                    pipe ? "pipelined steps, mean in the tail" : "plain steps, mean after");
+                    tail ? "mean in the kernel's tail" : "mean after");
             fflush (stdout);
             fails += !same;
             cases++;
