@@ -104,14 +104,36 @@ cp_async_wait1 ()
 /* Stores under a predicate, in PTX: as C++ conditions the compiler branched around the
  * stores of edge chunks, a divergent branch and a reconvergence at every step (edge chunks
  * took 1.8x an interior one, and they set the lag between strips).  The export store: no
- * "memory" clobber (the word is self-contained: flag and value in one).  The schedule is
- * sensitive to how the predicate is formed: "mask & bit" inside the asm (commit d19f8fa)
- * made FS interior chunks ~25% slower but Burkes, Sierra and JJN faster (H100, one run). */
+ * "memory" clobber (the word is self-contained: flag and value in one).
+ *
+ * The schedule is sensitive to where the predicate is formed.  Formed in C++ (a bool, the
+ * _if helpers) FS is fastest; formed as "mask & bit" inside the asm (the _bit helpers) the
+ * other kernels are: one H100 run, 8192^2 kernel ms, C++ / asm: FS 2.84 / 3.01, JJN 5.31 /
+ * 4.79, Stucki 5.31 / 4.78, Burkes 5.01 / 3.67, Sierra and Two-row Sierra 6.71 / 4.38,
+ * Sierra Lite 2.64 / 2.64, Atkinson 3.40 / 3.03.  Same stores, same results. */
 __device__ __forceinline__ void
 st_export_if (unsigned long long *p, unsigned long long v, bool pred)
 {
   asm volatile ("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\t"
                 "@q st.relaxed.gpu.global.u64 [%0], %1;\n\t}" ::"l"(p), "l"(v), "r"((unsigned) pred));
+}
+
+__device__ __forceinline__ void
+st_export_bit (unsigned long long *p, unsigned long long v, unsigned mask, unsigned bit)
+{
+  asm volatile ("{\n\t.reg .pred q;\n\t.reg .b32 t;\n\tand.b32 t, %2, %3;\n\t"
+                "setp.ne.u32 q, t, 0;\n\t@q st.relaxed.gpu.global.u64 [%0], %1;\n\t}"
+                ::"l"(p), "l"(v), "r"(mask), "r"(bit));
+}
+
+__device__ __forceinline__ float
+keep_bit (float v, unsigned mask, unsigned bit) /* v, or +0 where mask & bit is 0 */
+{
+  float r;
+  asm ("{\n\t.reg .pred q;\n\t.reg .b32 t;\n\tand.b32 t, %1, %2;\n\t"
+       "setp.ne.u32 q, t, 0;\n\tselp.f32 %0, %3, 0f00000000, q;\n\t}"
+       : "=f"(r) : "r"(mask), "r"(bit), "f"(v));
+  return r;
 }
 
 /* a global store of a BYTES-byte sample */
@@ -129,6 +151,24 @@ st_global_if (void *p, unsigned v, bool pred)
   else
     GFXHT_ST_IF ("u32", "r", v);
 #undef GFXHT_ST_IF
+}
+
+/* the same under "mask & bit" */
+template <int BYTES>
+__device__ __forceinline__ void
+st_global_bit (void *p, unsigned v, unsigned mask, unsigned bit)
+{
+#define GFXHT_ST_BIT(type, cons, val)                                                          \
+  asm volatile ("{\n\t.reg .pred q;\n\t.reg .b32 t;\n\tand.b32 t, %2, %3;\n\t"                   \
+                "setp.ne.u32 q, t, 0;\n\t@q st.global." type " [%0], %1;\n\t}"                  \
+                ::"l"(p), cons(val), "r"(mask), "r"(bit))
+  if (BYTES == 1)
+    GFXHT_ST_BIT ("u8", "r", v);
+  else if (BYTES == 2)
+    GFXHT_ST_BIT ("u16", "h", (unsigned short) v);
+  else
+    GFXHT_ST_BIT ("u32", "r", v);
+#undef GFXHT_ST_BIT
 }
 
 __device__ __forceinline__ void
@@ -170,6 +210,9 @@ trace_smid ()
 }
 #endif
 
+/* where the store predicates are formed (see st_export_if above) */
+template <int KID> constexpr bool PRED_IN_ASM = KID != GFX_KERNEL_FS;
+
 template <int DEPTH>
 __device__ __forceinline__ float
 tile_sample (const unsigned char *p)
@@ -200,6 +243,7 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   int lane, row0, ch, x0_end, trace_id;
   bool import_up, export_down, margin_met;
   bool exporter;                                /* lane 31 of a strip with one below */
+  unsigned xmask;                               /* the same as a mask: all ones or 0 */
   long long cadv;                               /* input bytes the next copy_in moves on */
   bool use_margin;                              /* import_up and a margin (uniform) */
   int ib, qb;                                   /* input tile and level tile of this chunk */
@@ -411,7 +455,9 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
             q[j] = (unsigned) qi;
             ev = v - p.lvl[qi];
           }
-        if (CHECK && !((vm[j] >> i) & 1u))
+        if (CHECK && PRED_IN_ASM<KID>)
+          ev = keep_bit (ev, vm[j], 1u << i);
+        else if (CHECK && !((vm[j] >> i) & 1u))
           ev = 0.0f;
         e[j] = ev;
       }
@@ -423,11 +469,22 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
         else
           qw[j][i >> 2] |= q[j] << (8 * (i & 3));
       }
-    st_export_if (ex + i, tagged ((int) p.epoch, e[K - 1]),
-                  exporter && (!CHECK || ((vm[K - 1] >> i) & 1u)));
-    if (ROWS == 3)
-      st_export_if (ex + (dn2 - dn1) + L + i, tagged ((int) p.epoch, e[K - 2]),
-                    exporter && (!CHECK || ((vm[K - 2] >> i) & 1u)));
+    if constexpr (PRED_IN_ASM<KID>)
+      {
+        st_export_bit (ex + i, tagged ((int) p.epoch, e[K - 1]),
+                       (CHECK ? vm[K - 1] : ~0u) & xmask, 1u << i);
+        if (ROWS == 3)
+          st_export_bit (ex + (dn2 - dn1) + L + i, tagged ((int) p.epoch, e[K - 2]),
+                         (CHECK ? vm[K - 2] : ~0u) & xmask, 1u << i);
+      }
+    else
+      {
+        st_export_if (ex + i, tagged ((int) p.epoch, e[K - 1]),
+                      exporter && (!CHECK || ((vm[K - 1] >> i) & 1u)));
+        if (ROWS == 3)
+          st_export_if (ex + (dn2 - dn1) + L + i, tagged ((int) p.epoch, e[K - 2]),
+                        exporter && (!CHECK || ((vm[K - 2] >> i) & 1u)));
+      }
 #pragma unroll
     for (int r = 0; r < K + 2; r++)
       {
@@ -458,7 +515,9 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
         else if (DEPTH == 2)
           v = v ? 0x3f800000u : 0u;
         char *q = out[k] + (long long) i * dstep * BPS;
-        if (CHECK) /* predicated: a branch here diverged at every step */
+        if (CHECK && PRED_IN_ASM<KID>) /* predicated: a branch diverged at every step */
+          st_global_bit<BPS> (q, v, wm[k], 1u << i);
+        else if (CHECK)
           st_global_if<BPS> (q, v, wanted);
         else if (DEPTH == 0)
           *(uint8_t *) q = (uint8_t) v;
@@ -560,6 +619,7 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
       }
     cadv = 0;
     exporter = export_down && lane == 31;
+    xmask = exporter ? ~0u : 0u;
     use_margin = import_up && p.margin > 0;
 #pragma unroll
     for (int k = 0; k < K; k++)

@@ -93,6 +93,22 @@ st_global_if (void *p, unsigned v, bool pred)
     *(unsigned *) p = v;
 }
 static inline void
+st_export_bit (unsigned long long *p, unsigned long long v, unsigned mask, unsigned bit)
+{
+  st_export_if (p, v, (mask & bit) != 0);
+}
+static inline float
+keep_bit (float v, unsigned mask, unsigned bit)
+{
+  return (mask & bit) ? v : 0.0f;
+}
+template <int BYTES>
+static inline void
+st_global_bit (void *p, unsigned v, unsigned mask, unsigned bit)
+{
+  st_global_if<BYTES> (p, v, (mask & bit) != 0);
+}
+static inline void
 st_shared_v4 (void *p, unsigned a, unsigned b, unsigned c, unsigned d)
 {
   unsigned w[4] = { a, b, c, d };
