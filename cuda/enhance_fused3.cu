@@ -109,21 +109,12 @@ struct RowSums {
   uint32_t s1[4], s2[4], c;
 };
 
-/* r points at the word before the lane's own; the windows are byte permutations with a
- * zero top byte. */
+/* r points at the word before the lane's own. */
 __device__ __forceinline__ void
 row_sums (const uint32_t *r, RowSums &o)
 {
-  const uint32_t p = r[0], c = r[1], q = r[2];
-  const uint32_t m1 = c & 0xffffffu, m2 = c >> 8;
-  const uint32_t m[4] = { __byte_perm (p, m1, 0x7543), m1, m2, __byte_perm (m2, q, 0x3421) };
-#pragma unroll
-  for (int k = 0; k < 4; k++)
-    {
-      o.s1[k] = __dp4a (m[k], 0x01010101u, 0u);
-      o.s2[k] = __dp4a (m[k], m[k], 0u);
-    }
-  o.c = c;
+  w3::hsums (r, o.s1, o.s2);
+  o.c = r[1];
 }
 
 __device__ __forceinline__ uint32_t

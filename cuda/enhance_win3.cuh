@@ -132,13 +132,13 @@ rule32 (const gfx_enh_thresholds &th)
 }
 
 /* 3-wide horizontal sums of k (h1) and k^2 (h2) of the lane's 4 columns, from the words
- * before, of and after them. */
+ * before, of and after them; the windows are byte permutations with a zero top byte. */
 __device__ __forceinline__ void
 hsums (const uint32_t *r, uint32_t (&h1)[4], uint32_t (&h2)[4])
 {
   const uint32_t p = r[0], c = r[1], q = r[2];
-  const uint32_t m[4] = { __funnelshift_r (p, c, 24) & 0xffffffu, c & 0xffffffu, c >> 8,
-                          __funnelshift_r (c, q, 16) & 0xffffffu };
+  const uint32_t m1 = c & 0xffffffu, m2 = c >> 8;
+  const uint32_t m[4] = { __byte_perm (p, m1, 0x7543), m1, m2, __byte_perm (m2, q, 0x3421) };
 #pragma unroll
   for (int k = 0; k < 4; k++)
     {
