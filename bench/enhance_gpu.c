@@ -63,6 +63,46 @@ fill (gfx_image *img)
       }
 }
 
+/* The fused n = 3 kernel's phases in one back-to-back launch: per point, the times from
+ * the earliest block start (median, min, max over blocks) and the median phase length. */
+static void
+print_trace (const gfx_image *in, const gfx_enhance_params *p)
+{
+  enum { MAXB = 1024, NP = GFX_ENH_TRACE_POINTS };
+  static const char *const names[NP] = { "start",   "landed",     "placed (0)",
+                                         "barrier", "thresholds", "shared",
+                                         "group 1", "group 2",    "end" };
+  static long long t[MAXB * NP];
+  double v[MAXB], d[MAXB];
+  int blocks = 0;
+  gfx_error err;
+  if (gfx_cuda_enhance_trace (in, p, INNER, t, MAXB, &blocks, &err) != GFX_OK)
+    {
+      printf ("  trace: GPU error: %s\n", err.msg);
+      return;
+    }
+  if (blocks == 0)
+    {
+      printf ("  trace: the fused kernel did not run\n");
+      return;
+    }
+  printf ("  fused kernel phases over %d blocks (us from the first start: median [min, max]; "
+          "median phase length):\n",
+          blocks);
+  for (int k = 0; k < NP; k++)
+    {
+      double lo = 1e30, hi = -1e30;
+      for (int b = 0; b < blocks; b++)
+        {
+          v[b] = t[b * NP + k] / 1e3;
+          d[b] = k ? (t[b * NP + k] - t[b * NP + k - 1]) / 1e3 : 0;
+          lo = v[b] < lo ? v[b] : lo, hi = v[b] > hi ? v[b] : hi;
+        }
+      printf ("    %-10s %7.2f [%7.2f, %7.2f]  %+6.2f\n", names[k], gfx_bench_median (v, blocks),
+              lo, hi, gfx_bench_median (d, blocks));
+    }
+}
+
 static void
 one_window (const gfx_image *in, int n, int reps, double copy_ms, int sweep)
 {
@@ -103,6 +143,19 @@ one_window (const gfx_image *in, int n, int reps, double copy_ms, int sweep)
           "CPU (%d threads) %.1f ms; GPU %s CPU; %.1f%% enhanced\n",
           n, all, all / copy_ms, tot, sta, call_kernel, k[0], call_total, gfx_threads (), cpu_ms,
           same ? "==" : "!=", 100.0 * enhanced / bytes);
+  if (n == 3)
+    {
+      print_trace (in, &p);
+      static const int tails[] = { 1, 3, 5, 7, 10, 14 };
+      printf ("  fused kernel by rows in the last row group (ms):");
+      for (int i = 0; i < (int) (sizeof tails / sizeof tails[0]); i++)
+        {
+          gfx_cuda_enhance_set_tuning (4, 0, tails[i], 0, 0, &err);
+          printf (" %d: %.4f", tails[i], time_of (in, &p, GFX_ENH_TIME_ALL, reps));
+        }
+      gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
+      printf ("\n");
+    }
   if (sweep && n < 33)
     {
       /* kernel (1 tile, 2 strip), cols, strip rows, store */

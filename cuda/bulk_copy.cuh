@@ -9,7 +9,7 @@
  * are issued with bulk_copy; every thread that reads the data calls bulk_wait (bar, 0).
  * The other way, shared to global: every thread that wrote the bytes calls
  * bulk_store_fence, the block passes a __syncthreads, one thread calls bulk_store and
- * then bulk_store_wait (before the block ends).  Addresses and sizes of a copy are
+ * then bulk_store_wait_read (before the block ends).  Addresses and sizes of a copy are
  * multiples of 16 bytes. */
 #ifndef GFX_BULK_COPY_CUH
 #define GFX_BULK_COPY_CUH
@@ -77,11 +77,13 @@ bulk_store (void *dst_global, const void *src_smem, uint32_t bytes)
   asm volatile ("cp.async.bulk.commit_group;" ::: "memory");
 }
 
-/* Waits until this thread's bulk stores are complete. */
+/* Waits until this thread's bulk stores have read their shared memory (their writes to
+ * global memory may still be in flight: they complete before the kernel does, as in
+ * CUTLASS's and nvFuser's epilogues, so a block may end after this). */
 __device__ __forceinline__ void
-bulk_store_wait ()
+bulk_store_wait_read ()
 {
-  asm volatile ("cp.async.bulk.wait_group 0;" ::: "memory");
+  asm volatile ("cp.async.bulk.wait_group.read 0;" ::: "memory");
 }
 
 #endif

@@ -158,7 +158,9 @@ launch_all (const Plan &pl, const gfx_enhance_params *p, int sms, gfx_error *err
             && (tuning.kernel == 0 || tuning.kernel == 4)) /* fused: automatic for n = 3 */
           {
             bool done = false;
-            CUDA_TRY (enh_launch_fused3 (key, pl.w, pl.h, ra, st, sink, cache.stream, &done));
+            const int tail = tuning.kernel == 4 ? tuning.strip : 0; /* rows, 0: auto */
+            CUDA_TRY (enh_launch_fused3 (key, pl.w, pl.h, tail, ra, st, sink, cache.stream,
+                                         &done));
             if (done)
               continue;
           }
@@ -307,6 +309,49 @@ gfx_cuda_enhance_time (const gfx_image *in, const gfx_enhance_params *p, gfx_enh
 fail:
   if (status != GFX_OK)
     release_locked ();
+  return status;
+}
+
+extern "C" gfx_status
+gfx_cuda_enhance_trace (const gfx_image *in, const gfx_enhance_params *p, int inner,
+                        long long *t, int max_blocks, int *blocks, gfx_error *err)
+{
+  static_assert (GFX_ENH_TRACE_POINTS == ENH_TRACE_POINTS, "one count of trace points");
+  const size_t n = (size_t) ENH_MAX_BLOCKS * ENH_TRACE_POINTS;
+  unsigned long long *buf = nullptr, *host = nullptr;
+  double ms = 0;
+  gfx_status status = GFX_OK;
+  *blocks = 0;
+  CUDA_TRY (cudaMalloc (&buf, n * sizeof *buf));
+  CUDA_TRY (cudaMemset (buf, 0, n * sizeof *buf));
+  CUDA_TRY (enh_fused3_trace (buf));
+  status = gfx_cuda_enhance_time (in, p, GFX_ENH_TIME_ALL, 1, inner, &ms, err);
+  if (status != GFX_OK)
+    goto fail;
+  host = (unsigned long long *) malloc (n * sizeof *host);
+  if (host == nullptr)
+    {
+      status = gfx_fail (err, GFX_ERR_NOMEM, "%s: out of memory", __func__);
+      goto fail;
+    }
+  CUDA_TRY (cudaMemcpy (host, buf, n * sizeof *host, cudaMemcpyDeviceToHost));
+  {
+    unsigned long long t0 = ~0ull;
+    int nb = 0;
+    while (nb < ENH_MAX_BLOCKS && host[(size_t) nb * ENH_TRACE_POINTS] != 0)
+      t0 = host[(size_t) nb * ENH_TRACE_POINTS] < t0 ? host[(size_t) nb * ENH_TRACE_POINTS] : t0,
+      nb++;
+    *blocks = nb < max_blocks ? nb : max_blocks;
+    for (size_t i = 0; i < (size_t) *blocks * ENH_TRACE_POINTS; i++)
+      t[i] = host[i] ? (long long) (host[i] - t0) : -1;
+  }
+fail:
+  if (buf != nullptr)
+    {
+      enh_fused3_trace (nullptr);
+      cudaFree (buf);
+    }
+  free (host);
   return status;
 }
 

@@ -35,7 +35,8 @@ void gfx_cuda_enhance_release (void);
  * automatic choice there: totals and statistics in one cooperative kernel, where the image
  * fits the GPU's shared memory; else as 3); cols = 4, 8 or 16 columns per
  * strip-kernel thread; strip = rows per strip-kernel block (1..4096), for the n = 3
- * kernel rows per warp (2, 4, 8 or 16: the largest not above strip, at least 2; 0 = 4);
+ * kernel rows per warp (2, 4, 8 or 16: the largest not above strip, at least 2; 0 = 4),
+ * for the fused kernel (kernel = 4) the rows of a band's last row group (0 = a quarter);
  * overlap = 1 lets the strip, n = 3 or tile kernel start while the totals kernel ends
  * (programmatic dependent launch; automatic: on for the n = 3 and tile kernels); store = 1
  * makes the strip kernel store bytes directly (no staging).
@@ -56,6 +57,16 @@ typedef enum {
 gfx_status gfx_cuda_enhance_time (const gfx_image *in, const gfx_enhance_params *p,
                                   gfx_enh_time_what what, int reps, int inner, double *ms,
                                   gfx_error *err);
+
+/* Benchmark: the phase times of the fused n = 3 kernel (8-bit gray, n = 3, where it
+ * fits) in the last of `inner` back-to-back launch sequences on the device-resident
+ * image: t[b * GFX_ENH_TRACE_POINTS + k] in ns from the earliest start, for the *blocks
+ * (<= max_blocks) blocks; points: start, rows landed, thread 0's rows placed, grid totals
+ * known (the barrier passed), thresholds computed, and known to all threads, first and
+ * second row group decided, end.  *blocks = 0 when the fused kernel did not run. */
+#define GFX_ENH_TRACE_POINTS 9
+gfx_status gfx_cuda_enhance_trace (const gfx_image *in, const gfx_enhance_params *p, int inner,
+                                   long long *t, int max_blocks, int *blocks, gfx_error *err);
 
 /* Benchmark floor: median time (ms) of a device-to-device copy of `bytes` (`reps`
  * samples of `inner` copies back to back). */

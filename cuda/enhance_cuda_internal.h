@@ -50,6 +50,9 @@ struct EnhState {
   gfx_enh_thresholds th;
   unsigned int ticket; /* 0 between launches: the last block resets it */
   EnhPartial part[ENH_MAX_BLOCKS];
+  /* the fused n = 3 kernel's grid totals and counters, 0 between launches */
+  unsigned long long sum1, sum2;
+  unsigned int arrived, left;
 };
 
 /* Where a statistics kernel puts its decision: a decision plane (0/1), or, for a single
@@ -129,12 +132,20 @@ cudaError_t enh_launch_win3 (const uint8_t *key, int w, int h, EnhStripTuning tu
 int enh_win3_seg (EnhStripTuning tune);
 
 /* n = 3 for 8-bit keys, totals and statistics in one cooperative kernel
- * (enhance_fused3.cu), when a band of rows per SM and its output fit shared memory; *done says
- * whether it was launched (if not, and no error, the caller runs the separate kernels).
- * It uses st->part as scratch and writes st->th as the totals kernel does. */
-cudaError_t enh_launch_fused3 (const uint8_t *key, int w, int h, RuleArgs ra, EnhState *st,
-                               EnhSink<uint8_t> sink, cudaStream_t s, bool *done);
+ * (enhance_fused3.cu), when a band of rows per SM and its output fit shared memory; *done
+ * says whether it was launched (if not, and no error, the caller runs the separate
+ * kernels).  tail: output rows of a band in its last row group (0: a quarter).  It uses
+ * st->sum1/sum2/arrived/left and writes st->th as the totals kernel does. */
+cudaError_t enh_launch_fused3 (const uint8_t *key, int w, int h, int tail, RuleArgs ra,
+                               EnhState *st, EnhSink<uint8_t> sink, cudaStream_t s, bool *done);
 int enh_win3_fits (int h, EnhStripTuning tune);
+
+/* Bench only: while buf (device memory, ENH_MAX_BLOCKS x ENH_TRACE_POINTS) is not NULL,
+ * each fused n = 3 launch writes every block's phase times there (%globaltimer, ns):
+ * start, rows landed, thread 0's rows placed, grid totals known (the barrier passed),
+ * thresholds computed, and known to all threads, first and second row group decided, end. */
+#define ENH_TRACE_POINTS 9
+cudaError_t enh_fused3_trace (unsigned long long *buf);
 
 size_t enh_rowprefix_bytes (int w, int h, int key_bytes, int r);
 

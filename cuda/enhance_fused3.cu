@@ -5,30 +5,59 @@
  * halo land in shared memory by bulk copies (bulk_copy.cuh: one instruction a row, all in
  * flight at once); the warps move each row into place (byte j = column j - 4, the
  * reflected columns -1 and w stored, so the walk has no border cases) and add up the
- * exact totals of the block's own rows on the way (dp4a).  The block publishes its totals
- * and waits at a grid barrier; then every block adds up all the partial totals (integers:
- * the order does not matter), computes the very same thresholds as the totals kernel
- * (gfx_enh_thresholds_make), and decides its band from shared memory.  Outputs are staged
- * in shared memory and leave by bulk stores, the band's first half while the second is
- * worked out.  The key plane is read once and the output written once: the memory traffic
- * of a copy.
+ * exact totals of the block's own rows on the way (dp4a).  The block adds its totals to
+ * the grid's (integers: the order does not matter) and waits until all blocks have; then
+ * it computes the very same thresholds as the totals kernel (gfx_enh_thresholds_make)
+ * and decides its band from shared memory.  Outputs are staged in shared memory and
+ * leave by bulk stores, the band's first half while the second is worked out.  The key
+ * plane is read once and the output written once: the memory traffic of a copy.
  *
  * The walk: a warp takes a contiguous run of output rows of one 128-column tile (the runs
  * of all warps cover tiles x rows evenly), each lane 4 columns.  It keeps the 3-wide
  * horizontal sums of k and k^2 of the last three rows in registers (row_sums); per pixel
- * the decision is two unsigned range tests (w3::Rule32) and the gained value one
- * predicated byte load from the gain table. */
-#include <cooperative_groups.h>
-
+ * the decision is two unsigned range tests (w3::Rule32), the gained value a predicated
+ * byte load from the gain table, and the output one byte store into the staging rows. */
 #include "bulk_copy.cuh"
 #include "enhance_win3.cuh"
-
-namespace cg = cooperative_groups;
 
 namespace {
 
 constexpr int THREADS = 1024, WARPS = THREADS / 32;
+
+/* Bench only (enh_fused3_trace): when set, thread 0 of each block writes its phase times
+ * (%globaltimer, ns) to trace_buf[block * ENH_TRACE_POINTS + point]. */
+__device__ unsigned long long *trace_buf;
+
+__device__ __forceinline__ void
+trace_point (unsigned long long *tb, int point)
+{
+  if (tb != nullptr && threadIdx.x == 0)
+    {
+      unsigned long long t;
+      asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(t));
+      tb[blockIdx.x * ENH_TRACE_POINTS + point] = t;
+    }
+}
 constexpr int RAW_AT = 16; /* a row's bulk copy lands this many bytes into its shared row */
+
+/* The dynamic shared block: the gain table, the band rows, the staged output.  The table
+ * sits in the first LUT_WORDS at a 256-byte aligned shared address, so the address of a
+ * key's entry is one byte permutation (the key as its low byte). */
+extern __shared__ __align__ (128) uint32_t dyn_smem[];
+constexpr int LUT_WORDS = 128;
+
+/* The table's shared address, in a per-thread register (plus lane / 32, which is 0: a
+ * value the compiler keeps in a uniform register costs a move at each use). */
+__device__ __forceinline__ uint32_t
+lut_address ()
+{
+  const uint32_t a = ((uint32_t) __cvta_generic_to_shared (dyn_smem) + 255u) & ~255u;
+  uint32_t r;
+  asm ("{ .reg .u32 t; mov.u32 t, %%laneid; shr.u32 t, t, 5; add.u32 %0, %1, t; }"
+       : "=r"(r)
+       : "r"(a));
+  return r;
+}
 
 /* Shared words per band row, a multiple of 4 (rows start 16-byte aligned): the walk reads
  * up to word 32 x tiles + 1; a row's bulk copy lands at byte RAW_AT and spans up to w + 30
@@ -55,51 +84,81 @@ row_copy (const uint8_t *key, int w, int gy)
            (uint32_t) (g - a) };
 }
 
-/* Moves a landed row into place, in place and in ascending order, PLACE words a lane at
- * a time (all lanes read them before any lane writes): byte j becomes column j - 4,
- * columns -1 and w their reflections.  Adds the row's keys to p1, their squares to p2
- * when `own`. */
+/* Moves a landed row into place, in place and in ascending order (word q comes from
+ * words q + from and q + from + 1, from >= 3: a step's reads all lie past its writes, and
+ * all lanes read before any lane writes): byte j becomes column j - 4, columns -1 and w
+ * their reflections.  Whole steps of PLACE words a lane, then the rest a word a lane. */
 constexpr int PLACE = 8;
 
 __device__ __forceinline__ void
-place_row (uint32_t *d, uint32_t skew, int w, bool own, int lane, uint32_t &p1, uint32_t &p2)
+place_row (uint32_t *d, uint32_t skew, int w, int lane)
 {
-  const int from = (RAW_AT - 4 + (int) skew) / 4; /* word q comes from words q + from, + 1 */
+  const int from = (RAW_AT - 4 + (int) skew) / 4;
   const uint32_t sh = 8u * (skew & 3u);
-  /* words 1 .. last hold columns 0 .. w - 1 (word 0 only column -1, set below); the last
-   * one's bytes past column w - 1 do not count */
-  const int last = (w + 3) / 4;
-  const uint32_t last_mask = 0xffffffffu >> (8 * (4 * last - w));
-  for (int b = 1; b <= last; b += 32 * PLACE) /* the same trips for every lane */
+  const int last = (w + 3) / 4; /* words 1 .. last hold columns 0 .. w - 1 */
+  int b = 1;
+  for (; b + 32 * PLACE <= last + 1; b += 32 * PLACE) /* every word of the step <= last */
     {
-      const int q0 = b + lane;
       uint32_t v[PLACE];
 #pragma unroll
       for (int k = 0; k < PLACE; k++)
         {
-          const int q = min (q0 + 32 * k, last); /* past the end: a repeat of the last word */
+          const int q = b + lane + 32 * k;
           v[k] = __funnelshift_r (d[q + from], d[q + from + 1], sh);
         }
       __syncwarp ();
 #pragma unroll
       for (int k = 0; k < PLACE; k++)
-        {
-          const int q = q0 + 32 * k;
-          if (q <= last)
-            {
-              d[q] = v[k];
-              const uint32_t m = own ? v[k] & (q < last ? 0xffffffffu : last_mask) : 0u;
-              p1 = __dp4a (m, 0x01010101u, p1);
-              p2 = __dp4a (m, m, p2);
-            }
-        }
+        d[b + lane + 32 * k] = v[k];
+      __syncwarp ();
+    }
+  for (; b <= last; b += 32) /* the same trips for every lane */
+    {
+      const int q = b + lane;
+      const uint32_t v = __funnelshift_r (d[min (q, last) + from], d[min (q, last) + from + 1], sh);
+      __syncwarp ();
+      if (q <= last)
+        d[q] = v;
       __syncwarp ();
     }
   if (lane == 0)
     {
-      uint8_t *b = (uint8_t *) d;
-      b[3] = b[4];
-      b[4 + w] = b[3 + w];
+      uint8_t *c = (uint8_t *) d;
+      c[3] = c[4];
+      c[4 + w] = c[3 + w];
+    }
+}
+
+/* Bytes lo .. hi - 1 (relative to a word's first byte) of a word. */
+__device__ __forceinline__ uint32_t
+byte_range_mask (int lo, int hi)
+{
+  const uint32_t from = lo <= 0 ? 0xffffffffu : lo >= 4 ? 0u : 0xffffffffu << (8 * lo);
+  const uint32_t below = hi >= 4 ? 0xffffffffu : hi <= 0 ? 0u : 0xffffffffu >> (32 - 8 * hi);
+  return from & below;
+}
+
+/* Adds the keys of band row r as landed (16-byte aligned in shared memory: `chunks`
+ * chunks of 16 bytes, column 0 at byte skew) to p1 and their squares to p2; only the
+ * first and last chunk hold bytes outside the row. */
+__device__ __forceinline__ void
+row_totals (const uint32_t *raw, int chunks, int skew, int w, int lane, uint32_t &p1,
+            uint32_t &p2)
+{
+  for (int i = lane; i < chunks; i += 32)
+    {
+      const uint4 c = ((const uint4 *) raw)[i];
+      uint32_t v[4] = { c.x, c.y, c.z, c.w };
+      if (i == 0 || i == chunks - 1)
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+          v[k] &= byte_range_mask (skew - 16 * i - 4 * k, skew + w - 16 * i - 4 * k);
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        {
+          p1 = __dp4a (v[k], 0x01010101u, p1);
+          p2 = __dp4a (v[k], v[k], p2);
+        }
     }
 }
 
@@ -124,44 +183,18 @@ pack_bytes (const uint32_t (&v)[4])
                       0x5410u);
 }
 
-/* Outputs are staged in shared memory and leave by one bulk store per block (the band's
- * rows are contiguous in the image), except with a mask, whose two outputs go straight
- * to global memory (w3::store_row). */
+/* Outputs are staged in shared memory and leave by bulk stores, except with a mask, whose
+ * two outputs go straight to global memory (w3::store_row). */
 template <int MODE> constexpr bool STAGED = MODE != w3::MODE_OUT_MASK;
 
-/* The lane's 4 bytes of a tile row at p (a staging row, any byte alignment, the same for
- * the whole warp): one word, two halves, or byte, half, byte. */
+/* Decides the lane's 4 pixels of the centre row b (a above, c below) and writes them at
+ * dst + 4 lane (staged: one byte store each, as the staging rows have any alignment and
+ * a word store would need a case per alignment; edge tiles store only the first `inside`
+ * of the 4 bytes) or, with a mask, straight to global memory. */
+template <int MODE, bool INNER>
 __device__ __forceinline__ void
-stage_word (uint8_t *p, uint32_t v)
-{
-  const uint32_t s = (uint32_t) (uintptr_t) p & 3u;
-  if (s == 0)
-    *(uint32_t *) p = v;
-  else if (s == 2)
-    {
-      ((uint16_t *) p)[0] = (uint16_t) v;
-      ((uint16_t *) p)[1] = (uint16_t) (v >> 16);
-    }
-  else
-    {
-      p[0] = (uint8_t) v;
-      *(uint16_t *) (p + 1) = (uint16_t) (v >> 8);
-      p[3] = (uint8_t) (v >> 24);
-    }
-}
-
-/* Where one tile row goes: its first column in the staging buffer (or in the output), and
- * in the mask; inner: all 128 columns inside the image. */
-struct RowOut {
-  uint8_t *dst, *mask;
-  bool inner;
-};
-
-/* Decides the lane's 4 pixels of the centre row b (a above, c below) and writes them. */
-template <int MODE>
-__device__ __forceinline__ void
-emit (const RowSums &a, const RowSums &b, const RowSums &c, const w3::Rule32 &q,
-      const uint8_t *lut, const RowOut &o, int x, int w, int lane)
+emit (const RowSums &a, const RowSums &b, const RowSums &c, const w3::Rule32 &q, uint32_t lut,
+      uint8_t *dst, uint8_t *mask, int inside, int x, int w, int lane)
 {
   uint32_t v[4], d[4];
 #pragma unroll
@@ -169,59 +202,74 @@ emit (const RowSums &a, const RowSums &b, const RowSums &c, const w3::Rule32 &q,
     {
       const uint32_t s1 = a.s1[k] + b.s1[k] + c.s1[k], s2 = a.s2[k] + b.s2[k] + c.s2[k];
       d[k] = (s1 - q.s1lo <= q.s1span) & (9u * s2 - s1 * s1 - q.dlo <= q.dspan);
-      const uint32_t key = (b.c >> (8 * k)) & 0xffu;
       if constexpr (MODE == w3::MODE_DEC)
         v[k] = d[k];
       else
-        v[k] = d[k] ? (uint32_t) lut[key] : key;
+        {
+          /* the key's table entry, whose low byte is the key itself */
+          v[k] = __byte_perm (lut, b.c, 0x3214u + k);
+          if (d[k])
+            asm ("ld.shared.u8 %0, [%0];" : "+r"(v[k]));
+        }
     }
-  const uint32_t ov = pack_bytes (v);
-  if (!o.inner)
-    w3::store_edge (o.dst + 4 * lane, ov, x, w);
-  else if constexpr (STAGED<MODE>)
-    stage_word (o.dst + 4 * lane, ov);
-  else
-    w3::store_row (o.dst, ov, lane);
-  if constexpr (MODE == w3::MODE_OUT_MASK)
+  if constexpr (STAGED<MODE>)
     {
-      const uint32_t mv = pack_bytes (d) * 255u;
-      if (o.inner)
-        w3::store_row (o.mask, mv, lane);
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        if (INNER || k < inside)
+          dst[4 * lane + k] = (uint8_t) v[k];
+    }
+  else
+    {
+      const uint32_t ov = pack_bytes (v), mv = pack_bytes (d) * 255u;
+      if (INNER)
+        {
+          w3::store_row (dst, ov, lane);
+          w3::store_row (mask, mv, lane);
+        }
       else
-        w3::store_edge (o.mask + 4 * lane, mv, x, w);
+        {
+          w3::store_edge (dst + 4 * lane, ov, x, w);
+          w3::store_edge (mask + 4 * lane, mv, x, w);
+        }
     }
 }
 
-/* Output rows i0 .. i1 - 1 of the band in the tile at x0: col points at the lane's word
- * before its own in band row 0; out (and mask) at the tile's column of output row 0.
- * The three row sums rotate through fixed registers (three rows a step). */
-template <int MODE>
+/* Output rows i0 .. i1 - 1 of the band in a tile (INNER: all 128 columns inside the
+ * image): col points at the lane's word before its own in band row 0; out (and mask) at
+ * the tile's column of output row 0, x is the lane's first column.  The three row sums
+ * rotate through fixed registers (three rows a step). */
+template <int MODE, bool INNER>
 __device__ __forceinline__ void
-walk (const uint32_t *col, int pitch, int i0, int i1, const w3::Rule32 &q, const uint8_t *lut,
-      uint8_t *out, uint8_t *mask, int w, int x0, int lane)
+walk (const uint32_t *col, int pitch, int i0, int i1, const w3::Rule32 &q, uint32_t lut,
+      uint8_t *out, uint8_t *mask, int w, int x, int lane)
 {
-  const bool inner = x0 + w3::COLS <= w;
-  const int x = x0 + 4 * lane;
+  const int inside = w - x;
+  const uint32_t *r = col + i0 * pitch;
+  uint8_t *o = out + (size_t) i0 * w, *m = mask ? mask + (size_t) i0 * w : nullptr;
   RowSums r0, r1, r2;
-  row_sums (col + i0 * pitch, r0);
-  row_sums (col + (i0 + 1) * pitch, r1);
-  auto step = [&] (const RowSums &a, const RowSums &b, RowSums &c, int i) {
-    row_sums (col + (i + 2) * pitch, c);
-    const size_t ra = (size_t) i * w;
-    const RowOut o = { out + ra, MODE == w3::MODE_OUT_MASK ? mask + ra : nullptr, inner };
-    emit<MODE> (a, b, c, q, lut, o, x, w, lane);
+  row_sums (r, r0);
+  row_sums (r + pitch, r1);
+  r += 2 * pitch;
+  auto step = [&] (const RowSums &a, const RowSums &b, RowSums &c) {
+    row_sums (r, c);
+    emit<MODE, INNER> (a, b, c, q, lut, o, m, inside, x, w, lane);
+    r += pitch;
+    o += w;
+    if constexpr (MODE == w3::MODE_OUT_MASK)
+      m += w;
   };
-  int i = i0;
-  for (; i + 3 <= i1; i += 3)
+  int n = i1 - i0;
+  for (; n >= 3; n -= 3)
     {
-      step (r0, r1, r2, i);
-      step (r1, r2, r0, i + 1);
-      step (r2, r0, r1, i + 2);
+      step (r0, r1, r2);
+      step (r1, r2, r0);
+      step (r2, r0, r1);
     }
-  if (i < i1)
-    step (r0, r1, r2, i);
-  if (i + 1 < i1)
-    step (r1, r2, r0, i + 1);
+  if (n > 0)
+    step (r0, r1, r2);
+  if (n > 1)
+    step (r1, r2, r0);
 }
 
 /* n staged bytes at s (in shared memory, at the same offset from a 16-byte boundary as g)
@@ -240,9 +288,13 @@ write_rows (uint8_t *g, const uint8_t *s, uint32_t n)
     }
 }
 
-/* Totals of the block into st->part[blockIdx.x]. */
+/* The image totals (8-bit keys, fewer than 2^34 of them: both fit 64 bits).  arrive:
+ * the block's own are added to the grid's sums in st (thread 0, after a block-wide
+ * reduction), then its arrival counted, a release; wait (thread 0): until every block has
+ * arrived (all are resident: a cooperative launch), then the sums, complete by the
+ * acquire.  leave_totals zeroes sums and counters for the next launch. */
 __device__ __forceinline__ void
-publish_totals (uint32_t p1, uint32_t p2, EnhState *st, unsigned long long (&red)[2][WARPS])
+arrive_totals (uint32_t p1, uint32_t p2, EnhState *st, unsigned long long (&red)[2][WARPS])
 {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   unsigned long long q1 = p1, q2 = p2;
@@ -254,57 +306,73 @@ publish_totals (uint32_t p1, uint32_t p2, EnhState *st, unsigned long long (&red
   if (lane == 0)
     red[0][warp] = q1, red[1][warp] = q2;
   __syncthreads ();
-  if (threadIdx.x == 0)
+  if (threadIdx.x != 0)
+    return;
+  unsigned long long b1 = 0, b2 = 0;
+  for (int i = 0; i < WARPS; i++)
+    b1 += red[0][i], b2 += red[1][i];
+  atomicAdd (&st->sum1, b1);
+  atomicAdd (&st->sum2, b2);
+  asm volatile ("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(&st->arrived) : "memory");
+}
+
+__device__ __forceinline__ void
+wait_totals (EnhState *st, unsigned long long &t1, unsigned long long &t2)
+{
+  uint32_t n = 0;
+  do
+    asm volatile ("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(n) : "l"(&st->arrived) : "memory");
+  while (n < gridDim.x);
+  t1 = *(volatile unsigned long long *) &st->sum1;
+  t2 = *(volatile unsigned long long *) &st->sum2;
+}
+
+/* Thread 0, after its block has read the sums: the last block to leave zeroes them and
+ * the counters (every block's reads happen before its release of `left`). */
+__device__ __forceinline__ void
+leave_totals (EnhState *st)
+{
+  uint32_t before;
+  asm volatile ("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+                : "=r"(before)
+                : "l"(&st->left)
+                : "memory");
+  if (before == gridDim.x - 1)
     {
-      unsigned long long b1 = 0, b2 = 0;
-      for (int i = 0; i < WARPS; i++)
-        b1 += red[0][i], b2 += red[1][i];
-      st->part[blockIdx.x] = { b1, 0ull, b2, 0ull };
+      st->sum1 = st->sum2 = 0;
+      st->arrived = st->left = 0;
     }
 }
 
-/* Warp 0: the thresholds from all blocks' totals (8-bit keys, fewer than 2^34 of them:
- * both totals fit 64 bits). */
+/* Thread 0: the thresholds from the image totals, as the totals kernel computes them. */
 __device__ __forceinline__ void
-thresholds (EnhState *st, int w, int h, const RuleArgs &ra, w3::Rule32 &rule)
+thresholds (unsigned long long t1, unsigned long long t2, EnhState *st, int w, int h,
+            const RuleArgs &ra, w3::Rule32 &rule)
 {
-  const int lane = threadIdx.x & 31;
-  unsigned long long t1 = 0, t2 = 0;
-  for (unsigned b = lane; b < gridDim.x; b += 32)
-    {
-      const volatile EnhPartial *pp = &st->part[b];
-      t1 += pp->t1lo;
-      t2 += pp->t2lo;
-    }
-  for (int o = 16; o > 0; o >>= 1)
-    {
-      t1 += __shfl_down_sync (0xffffffffu, t1, o);
-      t2 += __shfl_down_sync (0xffffffffu, t2, o);
-    }
-  if (lane == 0)
-    {
-      const gfx_enh_thresholds th = gfx_enh_thresholds_make (
-        (gfx_i128) t1, (gfx_u128) t2, (uint64_t) w * (uint64_t) h, ra.n_win, ra.k, ra.rule);
-      rule = w3::rule32 (th);
-      if (blockIdx.x == 0)
-        st->th = th; /* as the totals kernel leaves it (the bench's partial timings) */
-    }
+  const gfx_enh_thresholds th = gfx_enh_thresholds_make (
+    (gfx_i128) t1, (gfx_u128) t2, (uint64_t) w * (uint64_t) h, ra.n_win, ra.k, ra.rule);
+  rule = w3::rule32 (th);
+  if (blockIdx.x == 0)
+    st->th = th; /* as the totals kernel leaves it (the bench's partial timings) */
 }
 
 template <int MODE>
 __global__ void __launch_bounds__ (THREADS, 1)
-fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, RuleArgs ra,
+fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail, RuleArgs ra,
                EnhState *st, EnhSink<uint8_t> sink)
 {
-  extern __shared__ __align__ (128) uint32_t rows_smem[]; /* (rows + 2) x pitch, gain table */
+  uint32_t *rows_smem = dyn_smem + LUT_WORDS; /* (rows + 2) x pitch, staging */
+  const uint32_t lut = lut_address ();
+  unsigned long long *const tb = trace_buf;
+  trace_point (tb, 0);
   __shared__ uint64_t landed;                              /* the bulk copies' barrier */
   __shared__ unsigned long long red[2][WARPS];
   __shared__ w3::Rule32 rule;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int pitch = pitch_words (w);
   const int y0 = blockIdx.x * band, rows = min (band, h - y0), nr = rows + 2;
-  uint8_t *lut = (uint8_t *) (rows_smem + nr * pitch);
-  uint8_t *stage = lut + 256; /* 16-byte aligned; the band's output bytes from stage + lead */
+  /* 16-byte aligned; the band's output bytes from stage + lead */
+  uint8_t *stage = (uint8_t *) (rows_smem + nr * pitch);
   /* Band rows y0 - 1 .. y0 + rows (reflected) in flight at once, then moved into place. */
   if (threadIdx.x == 0)
     bulk_init (&landed, 1);
@@ -327,30 +395,52 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, RuleArgs
     }
   if constexpr (MODE != w3::MODE_DEC)
     if (threadIdx.x < 256)
-      lut[threadIdx.x] = (uint8_t) sink.lut[threadIdx.x];
+      asm volatile ("st.shared.u8 [%0], %1;" ::"r"(lut + threadIdx.x),
+                    "r"((uint32_t) sink.lut[threadIdx.x])
+                    : "memory");
   bulk_wait (&landed, 0);
-  uint32_t p1 = 0, p2 = 0; /* at most 2^32 / 2^16 keys a lane */
-  for (int r = warp; r < nr; r += WARPS)
-    place_row (rows_smem + r * pitch, row_copy (key, w, w3::refl (y0 - 1 + r, h)).skew, w,
-               r >= 1 && r <= rows, lane, p1, p2);
-  publish_totals (p1, p2, st, red);
-  cg::this_grid ().sync ();
-  if (warp == 0)
-    thresholds (st, w, h, ra, rule);
+  trace_point (tb, 1);
+  /* The own rows' totals straight from the landed copies, so the grid barrier runs while
+   * the rows are moved into place: thread 0 waits for the other blocks and works out the
+   * thresholds, warps 1.. place the rows. */
+  {
+    uint32_t p1 = 0, p2 = 0; /* at most 2^32 / 2^16 keys a lane */
+    for (int r = 1 + warp; r <= rows; r += WARPS)
+      {
+        const RowCopy rc = row_copy (key, w, y0 - 1 + r);
+        row_totals (rows_smem + r * pitch + RAW_AT / 4, (int) rc.bytes / 16, (int) rc.skew, w,
+                    lane, p1, p2);
+      }
+    arrive_totals (p1, p2, st, red);
+  }
+  trace_point (tb, 2);
+  if (threadIdx.x == 0)
+    {
+      unsigned long long t1, t2;
+      wait_totals (st, t1, t2);
+      trace_point (tb, 3);
+      thresholds (t1, t2, st, w, h, ra, rule);
+      trace_point (tb, 4);
+    }
+  for (int r = warp - 1; warp > 0 && r < nr; r += WARPS - 1)
+    place_row (rows_smem + r * pitch, row_copy (key, w, w3::refl (y0 - 1 + r, h)).skew, w, lane);
   __syncthreads ();
+  trace_point (tb, 5);
   const w3::Rule32 q = rule;
   uint8_t *out = (MODE == w3::MODE_DEC ? sink.dec : sink.out) + (size_t) y0 * w;
   const uint32_t lead = (uint32_t) ((uintptr_t) out & 15u);
   uint8_t *to = STAGED<MODE> ? stage + lead : out;
   uint8_t *mask = MODE == w3::MODE_OUT_MASK ? sink.mask + (size_t) y0 * w : nullptr;
   /* Row groups, one after the other: a group's staged rows leave by a bulk store while the
-   * next group is worked out.  In a group, each warp takes a run of its output tile-rows,
-   * tile by tile. */
+   * next group is worked out; the last group is the smaller (its store is not hidden):
+   * tail rows, or a quarter of the band.  In a group, each warp takes a run of its output
+   * tile-rows, tile by tile. */
   const int ntiles = (w + w3::COLS - 1) / w3::COLS;
   constexpr int GROUPS = STAGED<MODE> ? 2 : 1;
+  const int split = GROUPS == 1 ? rows : rows - min (rows, tail > 0 ? tail : rows / 4);
   for (int g = 0; g < GROUPS; g++)
     {
-      const int r0 = rows * g / GROUPS, grows = rows * (g + 1) / GROUPS - r0;
+      const int r0 = g == 0 ? 0 : split, grows = g == 0 && GROUPS > 1 ? split : rows - r0;
       if (grows == 0)
         continue;
       const int jobs = ntiles * grows, j1 = (int) ((long long) (warp + 1) * jobs / WARPS);
@@ -358,24 +448,34 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, RuleArgs
         {
           const int t = j / grows, i0 = r0 + j - t * grows;
           const int i1 = min (r0 + grows, i0 + (j1 - j)), x0 = t * w3::COLS;
-          walk<MODE> (rows_smem + x0 / 4 + lane, pitch, i0, i1, q, lut, to + x0,
-                      mask ? mask + x0 : nullptr, w, x0, lane);
+          uint32_t *col = rows_smem + x0 / 4 + lane;
+          uint8_t *o = to + x0, *m = mask ? mask + x0 : nullptr;
+          if (x0 + w3::COLS <= w)
+            walk<MODE, true> (col, pitch, i0, i1, q, lut, o, m, w, x0 + 4 * lane, lane);
+          else
+            walk<MODE, false> (col, pitch, i0, i1, q, lut, o, m, w, x0 + 4 * lane, lane);
           j += i1 - i0;
         }
       if constexpr (STAGED<MODE>)
         {
           bulk_store_fence ();
           __syncthreads ();
+          trace_point (tb, 6 + g);
           write_rows (out + (size_t) r0 * w, to + (size_t) r0 * w, (uint32_t) grows * (uint32_t) w);
         }
     }
-  if (STAGED<MODE> && threadIdx.x == 0)
-    bulk_store_wait (); /* the shared memory stays until the stores have read it */
+  if (threadIdx.x == 0)
+    {
+      leave_totals (st); /* while the last store is in flight */
+      if (STAGED<MODE>)
+        bulk_store_wait_read (); /* the shared memory stays until the stores have read it */
+    }
+  trace_point (tb, 8);
 }
 
 template <int MODE>
 cudaError_t
-launch_mode (const uint8_t *key, int w, int h, RuleArgs ra, EnhState *st,
+launch_mode (const uint8_t *key, int w, int h, int tail, RuleArgs ra, EnhState *st,
              EnhSink<uint8_t> sink, cudaStream_t s, bool *done)
 {
   /* The device's limits, read once (the caller holds the cache lock): band rows per block
@@ -396,8 +496,8 @@ launch_mode (const uint8_t *key, int w, int h, RuleArgs ra, EnhState *st,
         }
     }
   const int band = (h + sms - 1) / sms, grid = (h + band - 1) / band;
-  /* rows, gain table, staged output */
-  const size_t smem = (size_t) (band + 2) * pitch_words (w) * 4 + 256
+  /* gain table, rows, staged output */
+  const size_t smem = 4 * LUT_WORDS + (size_t) (band + 2) * pitch_words (w) * 4
                       + (STAGED<MODE> ? ((size_t) band * w + 15 + 15) & ~(size_t) 15 : 0);
   const size_t static_smem = 8 + 2 * WARPS * 8 + sizeof (w3::Rule32) + 64;
   if (grid > ENH_MAX_BLOCKS || smem + static_smem > (size_t) max_smem)
@@ -429,7 +529,7 @@ launch_mode (const uint8_t *key, int w, int h, RuleArgs ra, EnhState *st,
   at[0].val.cooperative = 1;
   cfg.attrs = at;
   cfg.numAttrs = 1;
-  e = cudaLaunchKernelEx (&cfg, fused3_kernel<MODE>, key, w, h, band, ra, st, sink);
+  e = cudaLaunchKernelEx (&cfg, fused3_kernel<MODE>, key, w, h, band, tail, ra, st, sink);
   if (e == cudaErrorCooperativeLaunchTooLarge)
     {
       (void) cudaGetLastError (); /* not sticky: the separate kernels take over */
@@ -442,13 +542,19 @@ launch_mode (const uint8_t *key, int w, int h, RuleArgs ra, EnhState *st,
 } // namespace
 
 cudaError_t
-enh_launch_fused3 (const uint8_t *key, int w, int h, RuleArgs ra, EnhState *st,
+enh_launch_fused3 (const uint8_t *key, int w, int h, int tail, RuleArgs ra, EnhState *st,
                    EnhSink<uint8_t> sink, cudaStream_t s, bool *done)
 {
   *done = false;
   if (sink.dec)
-    return launch_mode<w3::MODE_DEC> (key, w, h, ra, st, sink, s, done);
+    return launch_mode<w3::MODE_DEC> (key, w, h, tail, ra, st, sink, s, done);
   if (sink.mask)
-    return launch_mode<w3::MODE_OUT_MASK> (key, w, h, ra, st, sink, s, done);
-  return launch_mode<w3::MODE_OUT> (key, w, h, ra, st, sink, s, done);
+    return launch_mode<w3::MODE_OUT_MASK> (key, w, h, tail, ra, st, sink, s, done);
+  return launch_mode<w3::MODE_OUT> (key, w, h, tail, ra, st, sink, s, done);
+}
+
+cudaError_t
+enh_fused3_trace (unsigned long long *buf)
+{
+  return cudaMemcpyToSymbol (trace_buf, &buf, sizeof buf);
 }
