@@ -50,9 +50,10 @@ struct EnhState {
   gfx_enh_thresholds th;
   unsigned int ticket; /* 0 between launches: the last block resets it */
   EnhPartial part[ENH_MAX_BLOCKS];
-  /* the fused n = 3 kernel's grid totals and counters, 0 between launches */
+  /* the fused n = 3 kernel's grid totals (with arrival counts) and leaving blocks, 0
+   * between launches */
   unsigned long long sum1, sum2;
-  unsigned int arrived, left;
+  unsigned int left;
 };
 
 /* Where a statistics kernel puts its decision: a decision plane (0/1), or, for a single
@@ -135,7 +136,7 @@ int enh_win3_seg (EnhStripTuning tune);
  * (enhance_fused3.cu), when a band of rows per SM and its output fit shared memory; *done
  * says whether it was launched (if not, and no error, the caller runs the separate
  * kernels).  tail: output rows of a band in its last row group (0: a quarter).  It uses
- * st->sum1/sum2/arrived/left and writes st->th as the totals kernel does. */
+ * st->sum1/sum2/left and writes st->th as the totals kernel does. */
 cudaError_t enh_launch_fused3 (const uint8_t *key, int w, int h, int tail, RuleArgs ra,
                                EnhState *st, EnhSink<uint8_t> sink, cudaStream_t s, bool *done);
 int enh_win3_fits (int h, EnhStripTuning tune);

@@ -129,37 +129,32 @@ place_row (uint32_t *d, uint32_t skew, int w, int lane)
     }
 }
 
-/* Bytes lo .. hi - 1 (relative to a word's first byte) of a word. */
-__device__ __forceinline__ uint32_t
-byte_range_mask (int lo, int hi)
-{
-  const uint32_t from = lo <= 0 ? 0xffffffffu : lo >= 4 ? 0u : 0xffffffffu << (8 * lo);
-  const uint32_t below = hi >= 4 ? 0xffffffffu : hi <= 0 ? 0u : 0xffffffffu >> (32 - 8 * hi);
-  return from & below;
-}
-
-/* Adds the keys of band row r as landed (16-byte aligned in shared memory: `chunks`
- * chunks of 16 bytes, column 0 at byte skew) to p1 and their squares to p2; only the
- * first and last chunk hold bytes outside the row. */
+/* Adds the keys of an own row as landed (`chunks` 16-byte chunks, 16-byte aligned in
+ * shared memory, column 0 at byte skew) to p1 and their squares to p2: all chunks whole,
+ * and the bytes of the copy outside the row (fewer than 16 at each end) to o1, o2 to be
+ * taken back. */
 __device__ __forceinline__ void
 row_totals (const uint32_t *raw, int chunks, int skew, int w, int lane, uint32_t &p1,
-            uint32_t &p2)
+            uint32_t &p2, uint32_t &o1, uint32_t &o2)
 {
   for (int i = lane; i < chunks; i += 32)
     {
       const uint4 c = ((const uint4 *) raw)[i];
-      uint32_t v[4] = { c.x, c.y, c.z, c.w };
-      if (i == 0 || i == chunks - 1)
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-          v[k] &= byte_range_mask (skew - 16 * i - 4 * k, skew + w - 16 * i - 4 * k);
-#pragma unroll
-      for (int k = 0; k < 4; k++)
-        {
-          p1 = __dp4a (v[k], 0x01010101u, p1);
-          p2 = __dp4a (v[k], v[k], p2);
-        }
+      p1 = __dp4a (c.x, 0x01010101u, p1);
+      p2 = __dp4a (c.x, c.x, p2);
+      p1 = __dp4a (c.y, 0x01010101u, p1);
+      p2 = __dp4a (c.y, c.y, p2);
+      p1 = __dp4a (c.z, 0x01010101u, p1);
+      p2 = __dp4a (c.z, c.z, p2);
+      p1 = __dp4a (c.w, 0x01010101u, p1);
+      p2 = __dp4a (c.w, c.w, p2);
     }
+  const uint8_t *b = (const uint8_t *) raw;
+  const int tail = 16 * chunks - skew - w;
+  const uint32_t head_key = lane < skew ? b[lane] : 0u;
+  const uint32_t tail_key = lane < tail ? b[skew + w + lane] : 0u;
+  o1 += head_key + tail_key;
+  o2 += head_key * head_key + tail_key * tail_key;
 }
 
 /* The 3-wide horizontal sums of k (s1) and k^2 (s2) of a lane's 4 columns in one row,
@@ -288,16 +283,18 @@ write_rows (uint8_t *g, const uint8_t *s, uint32_t n)
     }
 }
 
-/* The image totals (8-bit keys, fewer than 2^34 of them: both fit 64 bits).  arrive:
- * the block's own are added to the grid's sums in st (thread 0, after a block-wide
- * reduction), then its arrival counted, a release; wait (thread 0): until every block has
- * arrived (all are resident: a cooperative launch), then the sums, complete by the
- * acquire.  leave_totals zeroes sums and counters for the next launch. */
+/* The image totals (8-bit keys: below 2^56 each).  arrive: after a block-wide reduction,
+ * thread 0 adds the block's own to the grid's sums in st, each sum word counting the
+ * arrivals in its top 8 bits (so a word that counts all blocks holds the whole sum: no
+ * fence, no separate flag); wait (thread 0): until both words count every block (all are
+ * resident: a cooperative launch).  leave_totals zeroes them for the next launch. */
+constexpr int ARRIVAL_SHIFT = 56, MAX_GRID = 255;
+
 __device__ __forceinline__ void
-arrive_totals (uint32_t p1, uint32_t p2, EnhState *st, unsigned long long (&red)[2][WARPS])
+arrive_totals (unsigned long long q1, unsigned long long q2, EnhState *st,
+               unsigned long long (&red)[2][WARPS])
 {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  unsigned long long q1 = p1, q2 = p2;
   for (int o = 16; o > 0; o >>= 1)
     {
       q1 += __shfl_down_sync (0xffffffffu, q1, o);
@@ -308,23 +305,25 @@ arrive_totals (uint32_t p1, uint32_t p2, EnhState *st, unsigned long long (&red)
   __syncthreads ();
   if (threadIdx.x != 0)
     return;
-  unsigned long long b1 = 0, b2 = 0;
+  unsigned long long b1 = 1ull << ARRIVAL_SHIFT, b2 = 1ull << ARRIVAL_SHIFT;
   for (int i = 0; i < WARPS; i++)
     b1 += red[0][i], b2 += red[1][i];
   atomicAdd (&st->sum1, b1);
   atomicAdd (&st->sum2, b2);
-  asm volatile ("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(&st->arrived) : "memory");
 }
 
 __device__ __forceinline__ void
 wait_totals (EnhState *st, unsigned long long &t1, unsigned long long &t2)
 {
-  uint32_t n = 0;
+  const unsigned long long all = (unsigned long long) gridDim.x << ARRIVAL_SHIFT;
   do
-    asm volatile ("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(n) : "l"(&st->arrived) : "memory");
-  while (n < gridDim.x);
-  t1 = *(volatile unsigned long long *) &st->sum1;
-  t2 = *(volatile unsigned long long *) &st->sum2;
+    {
+      t1 = *(volatile unsigned long long *) &st->sum1;
+      t2 = *(volatile unsigned long long *) &st->sum2;
+    }
+  while (t1 < all || t2 < all);
+  t1 -= all;
+  t2 -= all;
 }
 
 /* Thread 0, after its block has read the sums: the last block to leave zeroes them and
@@ -340,7 +339,7 @@ leave_totals (EnhState *st)
   if (before == gridDim.x - 1)
     {
       st->sum1 = st->sum2 = 0;
-      st->arrived = st->left = 0;
+      st->left = 0;
     }
 }
 
@@ -404,14 +403,14 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail
    * the rows are moved into place: thread 0 waits for the other blocks and works out the
    * thresholds, warps 1.. place the rows. */
   {
-    uint32_t p1 = 0, p2 = 0; /* at most 2^32 / 2^16 keys a lane */
+    uint32_t p1 = 0, p2 = 0, o1 = 0, o2 = 0; /* at most 2^32 / 2^16 keys a lane */
     for (int r = 1 + warp; r <= rows; r += WARPS)
       {
         const RowCopy rc = row_copy (key, w, y0 - 1 + r);
         row_totals (rows_smem + r * pitch + RAW_AT / 4, (int) rc.bytes / 16, (int) rc.skew, w,
-                    lane, p1, p2);
+                    lane, p1, p2, o1, o2);
       }
-    arrive_totals (p1, p2, st, red);
+    arrive_totals ((unsigned long long) p1 - o1, (unsigned long long) p2 - o2, st, red);
   }
   trace_point (tb, 2);
   if (threadIdx.x == 0)
@@ -444,11 +443,11 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail
       if (grows == 0)
         continue;
       const int jobs = ntiles * grows, j1 = (int) ((long long) (warp + 1) * jobs / WARPS);
-      for (int j = (int) ((long long) warp * jobs / WARPS); j < j1;)
+      int j = (int) ((long long) warp * jobs / WARPS), t = j / grows, i0 = r0 + j - t * grows;
+      for (; j < j1; t++, i0 = r0) /* a run from row i0 of tile t, then from the top of t + 1 */
         {
-          const int t = j / grows, i0 = r0 + j - t * grows;
           const int i1 = min (r0 + grows, i0 + (j1 - j)), x0 = t * w3::COLS;
-          uint32_t *col = rows_smem + x0 / 4 + lane;
+          const uint32_t *col = rows_smem + x0 / 4 + lane;
           uint8_t *o = to + x0, *m = mask ? mask + x0 : nullptr;
           if (x0 + w3::COLS <= w)
             walk<MODE, true> (col, pitch, i0, i1, q, lut, o, m, w, x0 + 4 * lane, lane);
@@ -500,7 +499,7 @@ launch_mode (const uint8_t *key, int w, int h, int tail, RuleArgs ra, EnhState *
   const size_t smem = 4 * LUT_WORDS + (size_t) (band + 2) * pitch_words (w) * 4
                       + (STAGED<MODE> ? ((size_t) band * w + 15 + 15) & ~(size_t) 15 : 0);
   const size_t static_smem = 8 + 2 * WARPS * 8 + sizeof (w3::Rule32) + 64;
-  if (grid > ENH_MAX_BLOCKS || smem + static_smem > (size_t) max_smem)
+  if (grid > MAX_GRID || smem + static_smem > (size_t) max_smem)
     return cudaSuccess; /* does not fit: *done stays false */
   static size_t smem_set[3] = { 0, 0, 0 };
   if (smem_set[MODE] < smem)
