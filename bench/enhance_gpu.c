@@ -69,7 +69,7 @@ static void
 print_trace (const gfx_image *in, const gfx_enhance_params *p)
 {
   enum { MAXB = 1024, NP = GFX_ENH_TRACE_POINTS };
-  static const char *const names[NP] = { "start",   "landed",     "placed (0)",
+  static const char *const names[NP] = { "start",   "landed (0)", "totals",
                                          "barrier", "thresholds", "shared",
                                          "group 1", "group 2",    "end" };
   static long long t[MAXB * NP];

@@ -61,9 +61,10 @@ gfx_status gfx_cuda_enhance_time (const gfx_image *in, const gfx_enhance_params 
 /* Benchmark: the phase times of the fused n = 3 kernel (8-bit gray, n = 3, where it
  * fits) in the last of `inner` back-to-back launch sequences on the device-resident
  * image: t[b * GFX_ENH_TRACE_POINTS + k] in ns from the earliest start, for the *blocks
- * (<= max_blocks) blocks; points: start, rows landed, thread 0's rows placed, grid totals
- * known (the barrier passed), thresholds computed, and known to all threads, first and
- * second row group decided, end.  *blocks = 0 when the fused kernel did not run. */
+ * (<= max_blocks) blocks; points: start, warp 0's rows landed, the block's totals added,
+ * grid totals known (the barrier passed), thresholds computed, and known to all threads,
+ * first and second row group decided, end.  *blocks = 0 when the fused kernel did not
+ * run. */
 #define GFX_ENH_TRACE_POINTS 9
 gfx_status gfx_cuda_enhance_trace (const gfx_image *in, const gfx_enhance_params *p, int inner,
                                    long long *t, int max_blocks, int *blocks, gfx_error *err);

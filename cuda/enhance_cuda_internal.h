@@ -143,8 +143,9 @@ int enh_win3_fits (int h, EnhStripTuning tune);
 
 /* Bench only: while buf (device memory, ENH_MAX_BLOCKS x ENH_TRACE_POINTS) is not NULL,
  * each fused n = 3 launch writes every block's phase times there (%globaltimer, ns):
- * start, rows landed, thread 0's rows placed, grid totals known (the barrier passed),
- * thresholds computed, and known to all threads, first and second row group decided, end. */
+ * start, warp 0's rows landed, the block's totals added, grid totals known (the barrier
+ * passed), thresholds computed, and known to all threads, first and second row group
+ * decided, end. */
 #define ENH_TRACE_POINTS 9
 cudaError_t enh_fused3_trace (unsigned long long *buf);
 

@@ -326,17 +326,13 @@ wait_totals (EnhState *st, unsigned long long &t1, unsigned long long &t2)
   t2 -= all;
 }
 
-/* Thread 0, after its block has read the sums: the last block to leave zeroes them and
- * the counters (every block's reads happen before its release of `left`). */
+/* Thread 0, at the end of its block: the last block to leave zeroes the sums and the
+ * count.  No fence is needed: every block's loads of the sums returned (the thresholds
+ * were computed from them) before it counts itself out here. */
 __device__ __forceinline__ void
 leave_totals (EnhState *st)
 {
-  uint32_t before;
-  asm volatile ("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
-                : "=r"(before)
-                : "l"(&st->left)
-                : "memory");
-  if (before == gridDim.x - 1)
+  if (atomicAdd (&st->left, 1u) == gridDim.x - 1)
     {
       st->sum1 = st->sum2 = 0;
       st->left = 0;
@@ -364,7 +360,7 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail
   const uint32_t lut = lut_address ();
   unsigned long long *const tb = trace_buf;
   trace_point (tb, 0);
-  __shared__ uint64_t landed;                              /* the bulk copies' barrier */
+  __shared__ uint64_t landed[WARPS]; /* landed[k]: band rows k, k + 32, ... have landed */
   __shared__ unsigned long long red[2][WARPS];
   __shared__ w3::Rule32 rule;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -372,24 +368,22 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail
   const int y0 = blockIdx.x * band, rows = min (band, h - y0), nr = rows + 2;
   /* 16-byte aligned; the band's output bytes from stage + lead */
   uint8_t *stage = (uint8_t *) (rows_smem + nr * pitch);
-  /* Band rows y0 - 1 .. y0 + rows (reflected) in flight at once, then moved into place. */
-  if (threadIdx.x == 0)
-    bulk_init (&landed, 1);
+  /* Band rows y0 - 1 .. y0 + rows (reflected) in flight at once; lane k of warp 0 issues
+   * rows k, k + 32, ... on landed[k], and warp k adds up their totals as soon as they are
+   * in, so the totals are ready just after the last row lands. */
+  if (warp == 0)
+    bulk_init (&landed[lane], 1);
   __syncthreads ();
   if (warp == 0)
     {
       uint32_t bytes = 0;
       for (int r = lane; r < nr; r += 32)
         bytes += row_copy (key, w, w3::refl (y0 - 1 + r, h)).bytes;
-      for (int o = 16; o > 0; o >>= 1)
-        bytes += __shfl_xor_sync (0xffffffffu, bytes, o);
-      if (lane == 0)
-        bulk_expect (&landed, bytes);
-      __syncwarp ();
+      bulk_expect (&landed[lane], bytes); /* no rows: the phase completes at once */
       for (int r = lane; r < nr; r += 32)
         {
           const RowCopy rc = row_copy (key, w, w3::refl (y0 - 1 + r, h));
-          bulk_copy (rows_smem + r * pitch + RAW_AT / 4, rc.src, rc.bytes, &landed);
+          bulk_copy (rows_smem + r * pitch + RAW_AT / 4, rc.src, rc.bytes, &landed[lane]);
         }
     }
   if constexpr (MODE != w3::MODE_DEC)
@@ -397,19 +391,21 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail
       asm volatile ("st.shared.u8 [%0], %1;" ::"r"(lut + threadIdx.x),
                     "r"((uint32_t) sink.lut[threadIdx.x])
                     : "memory");
-  bulk_wait (&landed, 0);
+  bulk_wait (&landed[warp], 0);
   trace_point (tb, 1);
   /* The own rows' totals straight from the landed copies, so the grid barrier runs while
    * the rows are moved into place: thread 0 waits for the other blocks and works out the
-   * thresholds, warps 1.. place the rows. */
+   * thresholds, warps 1.. place the rows.  (A lane's sums wrap modulo 2^64 when its
+   * outside bytes are taken back; the block's and the grid's sums are exact.) */
   {
     uint32_t p1 = 0, p2 = 0, o1 = 0, o2 = 0; /* at most 2^32 / 2^16 keys a lane */
-    for (int r = 1 + warp; r <= rows; r += WARPS)
-      {
-        const RowCopy rc = row_copy (key, w, y0 - 1 + r);
-        row_totals (rows_smem + r * pitch + RAW_AT / 4, (int) rc.bytes / 16, (int) rc.skew, w,
-                    lane, p1, p2, o1, o2);
-      }
+    for (int r = warp; r < nr; r += WARPS)
+      if (r >= 1 && r <= rows)
+        {
+          const RowCopy rc = row_copy (key, w, y0 - 1 + r);
+          row_totals (rows_smem + r * pitch + RAW_AT / 4, (int) rc.bytes / 16, (int) rc.skew,
+                      w, lane, p1, p2, o1, o2);
+        }
     arrive_totals ((unsigned long long) p1 - o1, (unsigned long long) p2 - o2, st, red);
   }
   trace_point (tb, 2);
@@ -422,7 +418,11 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail
       trace_point (tb, 4);
     }
   for (int r = warp - 1; warp > 0 && r < nr; r += WARPS - 1)
-    place_row (rows_smem + r * pitch, row_copy (key, w, w3::refl (y0 - 1 + r, h)).skew, w, lane);
+    {
+      bulk_wait (&landed[r % WARPS], 0); /* in (its warp saw it): makes the bytes visible here */
+      place_row (rows_smem + r * pitch, row_copy (key, w, w3::refl (y0 - 1 + r, h)).skew, w,
+                 lane);
+    }
   __syncthreads ();
   trace_point (tb, 5);
   const w3::Rule32 q = rule;
