@@ -21,3 +21,14 @@ gfxht::pick_rows_fs (bool l2, int depth, int k)
     return halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 4>;
   return pick_rows_k<GFX_KERNEL_FS, ROWS_K> (l2, depth);
 }
+
+gfxht::rows_fn
+gfxht::pick_rows_fs_ob (bool trace, int sv)
+{
+  if (sv == 1)
+    return halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false, 1>;
+  if (sv == 2)
+    return halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false, 2>;
+  return trace ? halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, true>
+               : halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false>;
+}

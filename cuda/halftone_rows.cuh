@@ -39,6 +39,8 @@ namespace gfxht
 constexpr int RC = 16;      /* columns per chunk (steps between hand-off checks) */
 constexpr int RQW = RC;     /* level-index tile row (bytes; one 16-byte store a chunk) */
 constexpr int RMAXW = 4;    /* warps per block at most */
+constexpr int ROB = 48;     /* block output: staging bytes a row of a lane (two chunks + slack) */
+static_assert (ROB >= 2 * RQW, "the level-index tiles share the staging area");
 
 struct RParams
 {
@@ -69,7 +71,7 @@ rows_pitch (int sb)
 __host__ __device__ constexpr int
 rows_warp_smem (int K, int sb)
 {
-  return 3 * K * 32 * rows_pitch (sb) + 2 * K * 32 * RQW;
+  return 3 * K * 32 * rows_pitch (sb) + K * 32 * ROB;
 }
 
 #ifndef GFXHT_EMULATE
@@ -177,6 +179,22 @@ st_shared_v4 (void *p, unsigned a, unsigned b, unsigned c, unsigned d)
   *(uint4 *) p = make_uint4 (a, b, c, d);
 }
 
+/* a 16-byte global store under a predicate (as a C++ condition: a branch around it) */
+__device__ __forceinline__ void
+st_global_v4_if (void *p, unsigned a, unsigned b, unsigned c, unsigned d, bool pred)
+{
+  asm volatile ("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %5, 0;\n\t"
+                "@q st.global.v4.u32 [%0], {%1, %2, %3, %4};\n\t}"
+                ::"l"(p), "r"(a), "r"(b), "r"(c), "r"(d), "r"((unsigned) pred));
+}
+
+/* the low word of (hi:lo) >> sh, sh < 32 */
+__device__ __forceinline__ unsigned
+funnel_r (unsigned lo, unsigned hi, unsigned sh)
+{
+  return __funnelshift_r (lo, hi, sh);
+}
+
 /* The import load: no "memory" clobber (the word is self-contained: flag and value in one;
  * measured with and without on the H100: no difference). */
 __device__ __forceinline__ unsigned long long
@@ -185,6 +203,34 @@ ld_import (const unsigned long long *p)
   unsigned long long v;
   asm volatile ("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p));
   return v;
+}
+
+/* One input sample from a tile, as a volatile shared load: issued where the code has it
+ * (at the start of a chunk, before the hand-off wait).  As plain loads in the chunk the
+ * compiler moved each to just before its use, and the load latency landed on the
+ * dependent chain (H100: interior chunks 1.09 -> 1.35 us). */
+template <int DEPTH>
+__device__ __forceinline__ float
+tile_sample_v (sptr a)
+{
+  if (DEPTH == 0)
+    {
+      unsigned v;
+      asm volatile ("ld.volatile.shared.u8 %0, [%1];" : "=r"(v) : "r"(a));
+      return (float) v * (1.0f / 255.0f);
+    }
+  else if (DEPTH == 1)
+    {
+      unsigned short v;
+      asm volatile ("ld.volatile.shared.u16 %0, [%1];" : "=h"(v) : "r"(a));
+      return (float) v * (1.0f / 65535.0f);
+    }
+  else
+    {
+      float v;
+      asm volatile ("ld.volatile.shared.f32 %0, [%1];" : "=f"(v) : "r"(a));
+      return v;
+    }
 }
 
 __device__ __forceinline__ unsigned
@@ -225,7 +271,14 @@ tile_sample (const unsigned char *p)
     return *(const float *) p;
 }
 
-template <int KID, bool LV2, int DEPTH, int K> struct RStrip
+/* OB (block output; levels 2, gray 8-bit, width a multiple of 16): every lane writes each of
+ * its rows as aligned 16-byte blocks, one a chunk, instead of the level-index tile written
+ * back a byte a step.  TRACE: the bench's per-chunk clocks (p.trace).  SV (OB, bench): 0
+ * warp syncs around the chunk as the other kernels have, 1 none, 2 also compiler barriers
+ * around the hand-off wait. */
+template <int KID, bool LV2, int DEPTH, int K, bool OB = false, bool TRACE = false,
+          int SV = 0>
+struct RStrip
 {
   static constexpr int NT = geo (KID).n;
   static constexpr int ROWS = geo (KID).rows;
@@ -236,11 +289,17 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   static constexpr int BPS = DEPTH == 0 ? 1 : DEPTH == 1 ? 2 : 4;
   static constexpr int X0 = -RC;                /* first lane-0 column (zero history) */
   static_assert (RC == 16 && K >= 2 && D >= 2, "import lanes and copies assume these");
+  static_assert (!OB || (LV2 && DEPTH == 0 && ROWS == 2), "block output: FS levels 2, 8-bit");
 
   const RParams &p;
   unsigned char *tin;                           /* [3][K][32][pitch] input chunks */
   unsigned char *tq;                            /* [2][K][32][RQW] level indices */
+                                                /* (OB: [K][32][ROB] staging) */
   int lane, row0, ch, x0_end, trace_id;
+  int wd, ht;                                   /* OB: p.width, p.height in registers */
+  unsigned rowin;                               /* bit j: row j of this lane is in the image */
+  int cn;                                       /* copies made so far (copy_in) */
+  int cfl[K], cfh[K];                           /* copies cfl..cfh of row j: all blocks inside */
   bool import_up, export_down, margin_met;
   bool exporter;                                /* lane 31 of a strip with one below */
   unsigned xmask;                               /* the same as a mask: all ones or 0 */
@@ -259,6 +318,31 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   int off[K];                                   /* byte of column 0 of a chunk in its tile row */
   long long blk0[K];                            /* input byte of row j's first block at X0 */
   sptr dst0[K];                                 /* row j's tile row in input buffer 0 */
+  /* OB: row j's staging (prev chunk | this chunk), where its block starts there (a word
+   * and a shift), the block's column at chunk base 0, and the row's first output byte */
+  unsigned char *obs[K];
+  const unsigned *obr[K];
+  unsigned obsh[K];
+  int obc[K];
+  unsigned char *obo[K];
+  unsigned qp[K][RC / 4];                       /* OB: the previous chunk's qw */
+
+  /* Width and height.  Everything added for OB (registers for these, counted chunk loops,
+   * chunk ranges of the fast copies, the trace as a template flag, input loads before the
+   * hand-off wait) is OB's only: in the other kernels the same changes made the compiler
+   * move the input loads to their uses and slowed them (FS 8192^2 with OB off: 2.84 ->
+   * 3.14-3.44 ms on the H100). */
+  __device__ __forceinline__ int
+  W () const
+  {
+    return OB ? wd : p.width;
+  }
+
+  __device__ __forceinline__ int
+  H () const
+  {
+    return OB ? ht : p.height;
+  }
 
   __device__ __forceinline__ bool
   interior (int b) const
@@ -274,16 +358,19 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   copy_in (int buf)
   {
     const long long adv = cadv;
+    int n = 0;
+    if constexpr (OB)
+      n = cn++;
     cadv += RC * p.sb;
     const int nb = p.sb + 1;
 #pragma unroll
     for (int j = 0; j < K; j++)
       {
-        if (row0 + K * lane + j >= p.height)
+        if (OB ? !((rowin >> j) & 1u) : row0 + K * lane + j >= p.height)
           continue;
         const long long a = blk0[j] + adv;
         const sptr dst = dst0[j] + buf * (K * 32 * p.pitch);
-        if (a >= 0 && a + 16 * nb <= p.in_bytes)
+        if (OB ? n >= cfl[j] && n <= cfh[j] : a >= 0 && a + 16 * nb <= p.in_bytes)
           {
             const unsigned char *src = (const unsigned char *) p.in + a;
             if (nb == 2) /* gray 8-bit: no loop (the loop cost more than the copies) */
@@ -321,7 +408,7 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   import_wanted (int b) const
   {
     int c = import_col (b);
-    return import_up && (lane < 16 || ROWS == 3) && (unsigned) c < (unsigned) p.width;
+    return import_up && (lane < 16 || ROWS == 3) && (unsigned) c < (unsigned) W ();
   }
 
   /* The margin: lane 0 also waits until the strip above's last row has reached column
@@ -329,7 +416,7 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   __device__ __forceinline__ int
   margin_col (int b) const
   {
-    return min (b + RC - 1 + 2 * L + p.margin, p.width - 1);
+    return min (b + RC - 1 + 2 * L + p.margin, W () - 1);
   }
 
   __device__ __forceinline__ bool
@@ -364,7 +451,7 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
         if (!mok)
           mimp = ld_relaxed_gpu (up1 + margin_col (b));
       }
-    if (mwant && margin_col (b) == p.width - 1)
+    if (mwant && margin_col (b) == W () - 1)
       margin_met = true;
     return want ? __uint_as_float ((unsigned) imp) : 0.0f;
   }
@@ -381,7 +468,7 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
     for (int j = 0; j < K; j++)
       {
         const int c0 = b - lane * SL - j * L; /* column at step 0 */
-        const int lo = max (0, min (RC, -c0)), hi = max (0, min (RC, p.width - c0));
+        const int lo = max (0, min (RC, -c0)), hi = max (0, min (RC, W () - c0));
         vm[j] = lo < hi ? ((1u << hi) - 1u) & ~((1u << lo) - 1u) : 0u;
       }
   }
@@ -396,10 +483,10 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
     for (int k = 0; k < K; k++)
       {
         const int cb = b - hw * SL - k * L + (lane & 15), yb = row0 + K * hw + k;
-        const int hy = p.height - yb - 1;
+        const int hy = H () - yb - 1;
         int hi = cb < 0 || hy < 0 ? -1 : min (RC - 1, min ((int) ((unsigned) cb / (2 * SL)),
                                                              (int) ((unsigned) hy / (2 * K))));
-        int lo = cb < p.width ? 0 : (int) ((unsigned) (cb - p.width) / (2 * SL)) + 1;
+        int lo = cb < W () ? 0 : (int) ((unsigned) (cb - W ()) / (2 * SL)) + 1;
         wm[k] = lo <= hi ? ((2u << hi) - 1u) & ~((1u << lo) - 1u) : 0u;
       }
   }
@@ -407,7 +494,7 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   /* One step: lane-0 row-0 column b + i of the chunk at base b (vm, ex: made for it). */
   template <bool CHECK>
   __device__ __forceinline__ void
-  step (int i, float impv, const unsigned *vm, unsigned long long *ex)
+  step (int i, float impv, const unsigned *vm, unsigned long long *ex, unsigned xm)
   {
     float r1 = __shfl_up_sync (FULL, h[K + 1][0], 1);
     float r2 = ROWS == 3 ? __shfl_up_sync (FULL, h[K][0], 1) : 0.0f;
@@ -469,7 +556,9 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
         else
           qw[j][i >> 2] |= q[j] << (8 * (i & 3));
       }
-    if constexpr (PRED_IN_ASM<KID>)
+    if constexpr (OB && CHECK) /* xm: vm[K - 1] & xmask (one instruction a step) */
+      st_export_bit (ex + i, tagged ((int) p.epoch, e[K - 1]), xm, 1u << i);
+    else if constexpr (PRED_IN_ASM<KID>)
       {
         st_export_bit (ex + i, tagged ((int) p.epoch, e[K - 1]),
                        (CHECK ? vm[K - 1] : ~0u) & xmask, 1u << i);
@@ -542,13 +631,50 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   __device__ __forceinline__ void
   load_inputs (int ib)
   {
+    if constexpr (!OB)
+#pragma unroll
+      for (int j = 0; j < K; j++)
+        {
+          const unsigned char *src = tin + ((ib * K + j) * 32 + lane) * p.pitch + off[j];
+#pragma unroll
+          for (int i = 0; i < RC; i++)
+            in[j][i] = tile_sample<DEPTH> (src + i * p.sb);
+        }
+    else
+      {
+        const int pitch = rows_pitch (1), sb = 1; /* gray 8-bit */
+        const sptr t0 = to_sptr (tin);
+#pragma unroll
+        for (int j = 0; j < K; j++)
+          {
+            const sptr src = t0 + ((ib * K + j) * 32 + lane) * pitch + off[j];
+#pragma unroll
+            for (int i = 0; i < RC; i++)
+              in[j][i] = tile_sample_v<DEPTH> (src + i * sb);
+          }
+      }
+  }
+
+  /* OB: row j's aligned block that ends in this chunk (its first bytes from the chunk
+   * before), from the staging area: both chunks stored, five words read, four funnel
+   * shifts, one 16-byte store where the block is inside the image. */
+  __device__ __forceinline__ void
+  block_out (int b)
+  {
 #pragma unroll
     for (int j = 0; j < K; j++)
       {
-        const unsigned char *src = tin + ((ib * K + j) * 32 + lane) * p.pitch + off[j];
+        st_shared_v4 (obs[j], qp[j][0], qp[j][1], qp[j][2], qp[j][3]);
+        st_shared_v4 (obs[j] + RQW, qw[j][0], qw[j][1], qw[j][2], qw[j][3]);
+        const unsigned w0 = obr[j][0], w1 = obr[j][1], w2 = obr[j][2], w3 = obr[j][3];
+        const unsigned w4 = obr[j][4], sh = obsh[j];
+        const int col = b + obc[j];
+        st_global_v4_if (obo[j] + col, funnel_r (w0, w1, sh), funnel_r (w1, w2, sh),
+                         funnel_r (w2, w3, sh), funnel_r (w3, w4, sh),
+                         ((rowin >> j) & 1u) && (unsigned) col < (unsigned) wd);
 #pragma unroll
-        for (int i = 0; i < RC; i++)
-          in[j][i] = tile_sample<DEPTH> (src + i * p.sb);
+        for (int w = 0; w < RC / 4; w++)
+          qp[j][w] = qw[j][w];
       }
   }
 
@@ -557,26 +683,38 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   chunk (int b, int ib, int qb, float impv)
   {
     char *out[K];
-    const long long dstep = out_ptrs (b - RC, out);
+    long long dstep = 0;
+    if constexpr (!OB)
+      dstep = out_ptrs (b - RC, out);
     unsigned vm[K] = {}, wm[K] = {};
     /* row K - 1's export word at step 0 (steps add i: an immediate offset of the store) */
     unsigned long long *ex = dn1 + (b - lane * SL - (K - 1) * L);
     if (CHECK)
       {
         step_masks (b, vm);
-        write_masks (b - RC, wm);
+        if constexpr (!OB)
+          write_masks (b - RC, wm);
       }
-    load_inputs (ib);
+    if constexpr (!OB)
+      load_inputs (ib);
 #pragma unroll
     for (int i = 0; i < RC; i++)
       {
-        write_back<CHECK> (i, qb ^ 1, out, dstep, wm);
-        step<CHECK> (i, impv, vm, ex);
+        if constexpr (!OB)
+          write_back<CHECK> (i, qb ^ 1, out, dstep, wm);
+        step<CHECK> (i, impv, vm, ex, vm[K - 1] & xmask);
+        if constexpr (OB) /* the next chunk's hand-off words, later than iter would: they
+                             are there more often, and a miss costs a round trip */
+          if (i == RC / 2)
+            import_issue (b + RC);
       }
+    if constexpr (OB)
+      block_out (b);
+    else
 #pragma unroll
-    for (int j = 0; j < K; j++)
-      st_shared_v4 (tq + ((qb * K + j) * 32 + lane) * RQW, qw[j][0], qw[j][1], qw[j][2],
-                    qw[j][3]);
+      for (int j = 0; j < K; j++)
+        st_shared_v4 (tq + ((qb * K + j) * 32 + lane) * RQW, qw[j][0], qw[j][1], qw[j][2],
+                      qw[j][3]);
   }
 
   /* One chunk with everything around it: input and hand-off words in, next ones out. */
@@ -585,29 +723,49 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
   iter (int b)
   {
     cp_async_wait1 (); /* this chunk's input is in (the next one may still fly) */
+    if constexpr (OB) /* before the hand-off wait: their latency is off the steps */
+      load_inputs (ib);
     const int tci = (b - X0) / RC;
-    if (tr && lane == 0 && tci < p.trace_nc)
+    if constexpr (OB && SV == 2)
+      asm volatile ("" ::: "memory");
+    if ((OB ? TRACE : tr != nullptr) && lane == 0 && tci < p.trace_nc)
       tr[2 * tci] = trace_clock ();
     float impv = import_install (b);
-    if (tr && lane == 0 && tci < p.trace_nc)
+    if ((OB ? TRACE : tr != nullptr) && lane == 0 && tci < p.trace_nc)
       tr[2 * tci + 1] = trace_clock ();
-    import_issue (b + RC);
-    __syncwarp ();
+    if constexpr (OB && SV == 2)
+      asm volatile ("" ::: "memory");
+    if constexpr (!OB)
+      import_issue (b + RC);
+    if (!OB || SV != 1) /* the level-index tile is read across lanes (OB: its own rows) */
+      __syncwarp ();
     copy_in (ib == 0 ? 2 : ib - 1); /* chunk b + 2 RC */
     chunk<CHECK> (b, ib, qb, impv);
-    __syncwarp ();
+    if (!OB || SV != 1)
+      __syncwarp ();
     ib = ib == 2 ? 0 : ib + 1;
     qb ^= 1;
+  }
+
+  /* floor (x / d) for d > 0, clamped to int */
+  static __device__ __forceinline__ int
+  floor_div (long long x, long long d)
+  {
+    long long q = x >= 0 ? x / d : -((-x + d - 1) / d);
+    return (int) max (-(1ll << 30), min (q, 1ll << 30));
   }
 
   __device__ void
   run ()
   {
+    wd = p.width;
+    ht = p.height;
 #pragma unroll
     for (int r = 0; r < K + 2; r++)
 #pragma unroll
       for (int d = 0; d < D; d++)
         h[r][d] = 0.0f;
+    rowin = 0;
 #pragma unroll
     for (int j = 0; j < K; j++)
       {
@@ -616,44 +774,105 @@ template <int KID, bool LV2, int DEPTH, int K> struct RStrip
         off[j] = (int) (s & 15);
         blk0[j] = s & ~15ll;
         dst0[j] = to_sptr (tin + (j * 32 + lane) * p.pitch);
+        if constexpr (OB)
+          {
+            rowin |= (row0 + K * lane + j < ht ? 1u : 0u) << j;
+            /* copies n with blk0 + n cstep >= 0 and blk0 + n cstep + 32 <= in_bytes */
+            const long long cstep = RC;
+            cfl[j] = -floor_div (blk0[j], cstep);
+            cfh[j] = floor_div (p.in_bytes - 32 - blk0[j], cstep);
+          }
       }
     cadv = 0;
+    cn = 0;
     exporter = export_down && lane == 31;
     xmask = exporter ? ~0u : 0u;
     use_margin = import_up && p.margin > 0;
+    if constexpr (OB)
 #pragma unroll
-    for (int k = 0; k < K; k++)
+      for (int j = 0; j < K; j++)
+        {
+          /* row j's chunks start at columns c0 = b - lane SL - j L with b a multiple of 16,
+           * so c0 - a is aligned for a = c0 mod 16; that block's first a bytes are the
+           * previous chunk's last, and it starts at byte 16 - a of (prev | this) */
+          const int a = -(lane * SL + j * L) & 15, st = 16 - a;
+          obs[j] = tq + (j * 32 + lane) * ROB;
+          obr[j] = (const unsigned *) (obs[j] + (st & ~3));
+          obsh[j] = 8u * (unsigned) (st & 3);
+          obc[j] = -(lane * SL + j * L) - a;
+          obo[j] = (unsigned char *) p.out + (long long) (row0 + K * lane + j) * wd;
+#pragma unroll
+          for (int w = 0; w < RC / 4; w++)
+            qp[j][w] = 0u;
+        }
+    else
       {
-        const int hw = lane >> 4;
-        long long col = -hw * SL - k * L + (lane & 15);
-        long long y = row0 + K * hw + k;
-        obase[k] = ((y * p.width + col) * p.stride + ch) * BPS;
+#pragma unroll
+        for (int k = 0; k < K; k++)
+          {
+            const int hw = lane >> 4;
+            long long col = -hw * SL - k * L + (lane & 15);
+            long long y = row0 + K * hw + k;
+            obase[k] = ((y * p.width + col) * p.stride + ch) * BPS;
+          }
+        dstep_m = (2ll * K * p.width - 2 * SL) * p.stride;
       }
-    dstep_m = (2ll * K * p.width - 2 * SL) * p.stride;
     copy_in (0); /* chunks X0 and X0 + RC */
     copy_in (1);
     imp = mimp = 0;
     impp = (lane < 16 ? up1 : up2) + (lane < 16 ? lane + L : lane - 16 + 2 * L);
     import_issue (X0);
     ib = qb = 0;
-    tr = p.trace ? p.trace + (size_t) trace_id * (8 + 2 * p.trace_nc) + 8 : nullptr;
+    tr = (OB ? TRACE : p.trace != nullptr) ? p.trace + (size_t) trace_id * (8 + 2 * p.trace_nc) + 8
+                                           : nullptr;
     /* edge chunks, interior chunks, edge chunks: three loops (with the choice inside one
-     * loop the compiler folded the two bodies together, and interior chunks got slower) */
+     * loop the compiler folded the two bodies together, and interior chunks got slower).
+     * OB: chunk c is at b = X0 + c RC; interior are those with interior (b) and interior
+     * (b - RC), RC + 31 SL + (K - 1) L <= b <= width - RC in a strip of full height,
+     * counted once. */
     int b = X0;
-    for (; b < x0_end && !(interior (b) && interior (b - RC)); b += RC)
-      iter<true> (b);
-    for (; b < x0_end && interior (b) && interior (b - RC); b += RC)
-      iter<false> (b);
-    for (; b < x0_end; b += RC)
-      iter<true> (b);
-    char *out[K];
-    const long long dstep = out_ptrs (x0_end - RC, out);
-    unsigned wm[K];
-    write_masks (x0_end - RC, wm);
+    if constexpr (OB)
+      {
+        const int nall = (x0_end - X0) / RC;
+        int n1 = nall, n2 = nall;
+        if (row0 + 32 * K <= ht)
+          {
+            const int clo = (RC + 31 * SL + (K - 1) * L - X0 + RC - 1) / RC;
+            const int chi = floor_div (wd - RC - X0, RC);
+            if (clo <= chi && clo < nall)
+              {
+                n1 = clo;
+                n2 = min (chi + 1, nall);
+              }
+          }
+        int c = 0;
+        for (; c < n1; c++, b += RC)
+          iter<true> (b);
+        for (; c < n2; c++, b += RC)
+          iter<false> (b);
+        for (; c < nall; c++, b += RC)
+          iter<true> (b);
+      }
+    else
+      {
+        for (; b < x0_end && !(interior (b) && interior (b - RC)); b += RC)
+          iter<true> (b);
+        for (; b < x0_end && interior (b) && interior (b - RC); b += RC)
+          iter<false> (b);
+        for (; b < x0_end; b += RC)
+          iter<true> (b);
+      }
+    if constexpr (!OB)
+      {
+        char *out[K];
+        const long long dstep = out_ptrs (x0_end - RC, out);
+        unsigned wm[K];
+        write_masks (x0_end - RC, wm);
 #pragma unroll
-    for (int i = 0; i < RC; i++)
-      write_back<true> (i, qb ^ 1, out, dstep, wm);
-    if (tr && lane == 0)
+        for (int i = 0; i < RC; i++)
+          write_back<true> (i, qb ^ 1, out, dstep, wm);
+      }
+    if ((OB ? TRACE : tr != nullptr) && lane == 0)
       {
         unsigned long long g = trace_gtime ();
         tr[-4] = (unsigned) g;
@@ -674,12 +893,13 @@ rows_warps (int bs, int K, int sb)
   return nw;
 }
 
-template <int KID, bool LV2, int DEPTH, int K>
+template <int KID, bool LV2, int DEPTH, int K, bool OB = false, bool TRACE = false,
+          int SV = 0>
 __global__ void __launch_bounds__ (32 * RMAXW)
 halftone_rows_kernel (const __grid_constant__ RParams p)
 {
   GFXHT_DYNAMIC_SMEM (smem);
-  using SS = RStrip<KID, LV2, DEPTH, K>;
+  using SS = RStrip<KID, LV2, DEPTH, K, OB, TRACE, SV>;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   unsigned t = 0;
   if (lane == 0)
@@ -688,7 +908,7 @@ halftone_rows_kernel (const __grid_constant__ RParams p)
   if (t >= (unsigned) (p.nch * p.nst))
     return;
   const int ch = (int) t % p.nch, strip = (int) t / p.nch;
-  if (p.trace && lane == 0)
+  if ((OB ? TRACE : p.trace != nullptr) && lane == 0)
     {
       unsigned *tr = p.trace + (size_t) t * (8 + 2 * p.trace_nc);
       unsigned long long g = trace_gtime ();
@@ -751,6 +971,9 @@ rows_fn pick_rows_sierra (bool l2, int depth, int k);
 rows_fn pick_rows_sierra2 (bool l2, int depth, int k);
 rows_fn pick_rows_sierra_lite (bool l2, int depth, int k);
 rows_fn pick_rows_atkinson (bool l2, int depth, int k);
+/* FS levels 2 gray 8-bit, K = 2, block output (rows_block_out); trace: with the bench trace,
+ * sv: RStrip's SV (bench) */
+rows_fn pick_rows_fs_ob (bool trace, int sv);
 
 } // namespace gfxht
 

@@ -121,6 +121,15 @@ fill_rparams (RParams &r, const gfx_image *in, int kernel, int levels, int K, in
   memcpy (r.outv, p.outv, sizeof r.outv);
 }
 
+/* Whether the rows kernel writes its output as aligned 16-byte blocks (pick_rows_fs_ob):
+ * FS levels 2 with K = 2 rows a thread on gray 8-bit images whose rows are whole blocks. */
+inline bool
+rows_block_out (const gfx_image *in, int kernel, int levels, int K)
+{
+  return kernel == GFX_KERNEL_FS && levels == 2 && K == 2 && in->depth == GFX_U8
+         && in->channels == 1 && in->width % 16 == 0;
+}
+
 /* Input buffer bytes the rows kernel may read (its 16-byte blocks): */
 inline long long
 rows_in_bytes (size_t bytes)

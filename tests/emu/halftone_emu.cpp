@@ -114,6 +114,30 @@ st_shared_v4 (void *p, unsigned a, unsigned b, unsigned c, unsigned d)
   unsigned w[4] = { a, b, c, d };
   memcpy (p, w, 16);
 }
+static inline void
+st_global_v4_if (void *p, unsigned a, unsigned b, unsigned c, unsigned d, bool pred)
+{
+  unsigned w[4] = { a, b, c, d };
+  if (pred)
+    memcpy (p, w, 16);
+}
+static inline unsigned
+funnel_r (unsigned lo, unsigned hi, unsigned sh)
+{
+  return (unsigned) ((((unsigned long long) hi << 32) | lo) >> sh);
+}
+template <int DEPTH>
+static inline float
+tile_sample_v (sptr a) /* as tile_sample in halftone_rows.cuh */
+{
+  if (DEPTH == 0)
+    return (float) *a * (1.0f / 255.0f);
+  uint16_t u;
+  float f;
+  if (DEPTH == 1)
+    return (float) (memcpy (&u, a, 2), u) * (1.0f / 65535.0f);
+  return memcpy (&f, a, 4), f;
+}
 static inline void cp_async_wait1 () {}
 static inline unsigned long long
 ld_import (const unsigned long long *p)
@@ -234,7 +258,9 @@ emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, in
   p.bnd = bnd.data ();
   p.ticket = &ticket;
   p.epoch = ++epoch_counter;
-  rows_fn fn = K == 2 ? rpick1<2> (kernel, levels == 2, in->depth)
+  rows_fn fn = rows_block_out (in, kernel, levels, K)
+                 ? halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false>
+             : K == 2 ? rpick1<2> (kernel, levels == 2, in->depth)
              : K == 3 ? rpick1<3> (kernel, levels == 2, in->depth)
                       : rpick1<4> (kernel, levels == 2, in->depth);
   int nw = rows_warps (bs, K, p.sb);
@@ -327,6 +353,13 @@ suite (int full)
   check (120, 300, 1, GFX_U8, 1, 2, 128, 0); /* several warps and strips */
   if (rows_k)
     {
+      /* FS gray 8-bit with widths a multiple of 16: K = 2 writes aligned 16-byte blocks */
+      check (16, 1, 1, GFX_U8, 0, 2, 32, 0);
+      check (16, 130, 1, GFX_U8, 0, 2, 32, 3);
+      check (48, 70, 1, GFX_U8, 0, 2, 64, 0);
+      check (208, 65, 1, GFX_U8, 0, 2, 32, 0);
+      check (416, 200, 1, GFX_U8, 0, 2, 96, 0);  /* interior chunks, several strips */
+      check (432, 129, 1, GFX_U8, 0, 2, 32, 40);
       check (333, 401, 1, GFX_U8, 0, 2, 64, 0);  /* fast path and several strips */
       check (300, 290, 3, GFX_U8, 0, 2, 1024, 3);
       check (97, 200, 4, GFX_F32, 2, 3, 0, 0);

@@ -125,6 +125,25 @@ sizes_sweep (int quick)
     compare (wh[i][0], wh[i][1], 1, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, 4);
 }
 
+/* FS levels 2 gray 8-bit with widths a multiple of 16: the rows kernel writes aligned
+ * 16-byte blocks (rows_block_out); the same sizes with GPUFX_HALFTONE_OB=0 as well. */
+static void
+block_out_sweep (int quick)
+{
+  static const int wh[][2] = { { 16, 1 }, { 16, 300 }, { 48, 70 }, { 208, 65 }, { 416, 200 },
+                               { 512, 513 }, { 1024, 129 }, { 2048, 300 }, { 4096, 1000 } };
+  const int bs[] = { 0, 32, 64, 128, 1024 }, mg[] = { -1, 0, 1, 40, 100000 };
+  int n = quick ? 5 : 9;
+  for (int off = 0; off < 2; off++)
+    {
+      if (off)
+        setenv ("GPUFX_HALFTONE_OB", "0", 1);
+      for (int i = 0; i < n; i += off ? 2 : 1)
+        compare (wh[i][0], wh[i][1], 1, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, quick ? 3 : 5);
+    }
+  unsetenv ("GPUFX_HALFTONE_OB");
+}
+
 static void
 kernels_sweep (int quick)
 {
@@ -204,6 +223,7 @@ tiny (void)
 {
   const int bs[] = { 32, 64, 96 }, mg[] = { 0, 1, 40 };
   compare (97, 150, 1, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, 3);
+  compare (96, 150, 1, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, 3); /* block output */
   compare (70, 100, 1, GFX_F32, GFX_KERNEL_JJN, 3, bs, mg, 2);
 }
 
@@ -272,6 +292,7 @@ main (void)
     }
   errors ();
   sizes_sweep (quick);
+  block_out_sweep (quick);
   kernels_sweep (quick);
   blocks_sweep (quick);
   layouts_sweep (quick);
