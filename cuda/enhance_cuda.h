@@ -36,7 +36,7 @@ void gfx_cuda_enhance_release (void);
  * fits the GPU's shared memory; else as 3); cols = 4, 8 or 16 columns per
  * strip-kernel thread; strip = rows per strip-kernel block (1..4096), for the n = 3
  * kernel rows per warp (2, 4, 8 or 16: the largest not above strip, at least 2; 0 = 4),
- * for the fused kernel (kernel = 4) the rows of a band's last row group (0 = a quarter);
+ * for the fused kernel (kernel = 4) the rows of a band's last row group (0 = a third);
  * overlap = 1 lets the strip, n = 3 or tile kernel start while the totals kernel ends
  * (programmatic dependent launch; automatic: on for the n = 3 and tile kernels); store = 1
  * makes the strip kernel store bytes directly (no staging).

@@ -135,7 +135,7 @@ int enh_win3_seg (EnhStripTuning tune);
 /* n = 3 for 8-bit keys, totals and statistics in one cooperative kernel
  * (enhance_fused3.cu), when a band of rows per SM and its output fit shared memory; *done
  * says whether it was launched (if not, and no error, the caller runs the separate
- * kernels).  tail: output rows of a band in its last row group (0: a quarter).  It uses
+ * kernels).  tail: output rows of a band in its last row group (0: a third).  It uses
  * st->sum1/sum2/left and writes st->th as the totals kernel does. */
 cudaError_t enh_launch_fused3 (const uint8_t *key, int w, int h, int tail, RuleArgs ra,
                                EnhState *st, EnhSink<uint8_t> sink, cudaStream_t s, bool *done);

@@ -70,7 +70,7 @@ test_knobs (int quick)
 {
   static const int sizes[][2] = { { 1, 1 },   { 1, 300 },  { 300, 1 },   { 7, 5 },
                                   { 65, 63 }, { 1031, 517 }, { 2100, 70 }, { 993, 40 }, { 130, 200 },
-                                  { 257, 1500 } };
+                                  { 257, 1500 }, { 3001, 400 } };
   static const int windows[] = { 3, 5, 9, 21, 23, 31, 33 };
   /* layouts: gray (direct, with and without mask), RGB luminance, RGBA per channel */
   static const int lay[][4] = { { 1, 0, 0, 1 }, { 1, 0, 0, 0 }, { 3, 0, 0, 1 }, { 4, 1, 1, 1 } };
