@@ -10,7 +10,9 @@
  * both transfers, kernels), host clock.
  * Usage: build/bench/iir_gpu [WIDTH HEIGHT [REPEATS]]
  *        build/bench/iir_gpu --ncu [WIDTH HEIGHT]: one u8 and one float run at auto tuning
- *        (for a profiler). */
+ *        (for a profiler);
+ *        build/bench/iir_gpu --quick [REPEATS]: the floors, the 8192 x 8192 u8 and float
+ *        kernels and the one- and eight-group u8 runs at auto tuning (for A/B runs). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,9 +124,46 @@ profile_runs (int W, int H)
   return 0;
 }
 
+/* --quick: floors and auto-tuned kernel times only. */
+static int
+quick (int reps)
+{
+  const int W = 8192, H = 8192;
+  gfx_iir_filter f;
+  filter_3x3 (&f);
+  gfx_error err;
+  double chain = 0, mem_u8 = 0, mem_f32 = 0;
+  gfx_cuda_iir_chain_floor (W + H, reps, &chain, &err);
+  gfx_cuda_iir_memory_floor ((size_t) W * H, reps, &mem_u8, &err);
+  gfx_cuda_iir_memory_floor ((size_t) W * H * 4, reps, &mem_f32, &err);
+  printf ("quick: chain floor %.4f ms, memory floor u8 %.4f f32 %.4f ms\n", chain, mem_u8,
+          mem_f32);
+  static const int rows[] = { 32, 256, H };
+  for (int r = 0; r < 3; r++)
+    for (int d = 0; d < (rows[r] == H ? 2 : 1); d++)
+      {
+        gfx_image in, out;
+        if (gfx_image_alloc (&in, W, rows[r], 1, false, d ? GFX_F32 : GFX_U8, &err) != GFX_OK)
+          return 1;
+        fill (&in);
+        gfx_image_clone (&out, &in, NULL);
+        double ms = median_kernel_ms (&f, &in, &out, (gfx_cuda_iir_tuning) { 0, 0, 0, 0, 0 },
+                                      reps, NULL);
+        printf ("quick: %s %d x %d kernel %.4f ms", d ? "float" : "u8", W, rows[r], ms);
+        if (rows[r] == H)
+          printf (" = %.2f x max(chain, memory)", ms / (chain > mem_u8 ? chain : mem_u8));
+        printf ("\n");
+        gfx_image_free (&in);
+        gfx_image_free (&out);
+      }
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
+  if (argc > 1 && !strcmp (argv[1], "--quick"))
+    return quick (argc > 2 ? atoi (argv[2]) : 7);
   if (argc > 1 && !strcmp (argv[1], "--ncu"))
     return profile_runs (argc > 3 ? atoi (argv[2]) : 8192, argc > 3 ? atoi (argv[3]) : 8192);
   int W = argc > 2 ? atoi (argv[1]) : 8192, H = argc > 2 ? atoi (argv[2]) : 8192;

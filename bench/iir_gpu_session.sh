@@ -5,7 +5,11 @@
 #   here:  bench/iir_gpu_session.sh prepare   (builds .gpurun_iir/runner from build/h-iir;
 #          NOMAKE=1: link the library as it is)
 #   there: run tool, command "bash bench/iir_gpu_session.sh run [PARTS]", carry [".gpurun_iir"]
-#          PARTS: any of test san bench ncu sass (default: test san bench ncu, in that order)
+#          PARTS: any of test san bench quick trace ncu sass (default: test san bench ncu, in
+#          that order); quick: the short bench of this runner and of every .gpurun_iir/*/runner
+#          carried along (older or variant builds), and of this runner under each
+#          QUICK_ENVS word (VAR=VALUE,VAR=VALUE: GPUFX_IIR_* knobs), interleaved (A/B);
+#          trace: per-chunk clocks of the split kernel (bench/iir_gpu_trace.py reads them)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/gpu_session_lib.sh"
@@ -42,6 +46,24 @@ for part in $parts; do
       session_log test "$out" 40 ;;
     san)
       session_sanitize "$out" "${SAN_LIMIT:-90}" ./runner --small ;;
+    quick)
+      echo "== quick"
+      for i in 1 2; do
+        timeout 40 ./runner bench --quick 2>&1 | sed 's/^/new: /' | tee -a "$out/quick.log"
+        for e in ${QUICK_ENVS:-}; do # VAR=VALUE,VAR=VALUE: this runner with those knobs
+          timeout 40 env ${e//,/ } ./runner bench --quick 2>&1 | sed "s|^|$e: |" |
+            tee -a "$out/quick.log"
+        done
+        for d in */; do
+          [ -x "$d/runner" ] && timeout 40 "$d/runner" bench --quick 2>&1 |
+            sed "s|^|${d%/}: |" | tee -a "$out/quick.log"
+        done
+      done ;;
+    trace)
+      echo "== trace"
+      GPUFX_IIR_TRACE=$out/trace.bin timeout 40 ./runner bench --ncu
+      GPUFX_IIR_TRACE=$out/trace256.bin timeout 20 ./runner bench --ncu 8192 256
+      ls -la "$out"/trace*.bin ;;
     sass)
       cuobjdump -sass ./runner | gzip -9 > "$out/runner.sass.gz"; ls -la "$out/runner.sass.gz" ;;
     bench)
@@ -54,7 +76,7 @@ for part in $parts; do
       timeout ${NCU_LIMIT:-120} ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
         --section WarpStateStats --section SchedulerStats --section Occupancy \
         --section LaunchStats --section ComputeWorkloadAnalysis --section InstructionStats \
-        --section SourceCounters -k regex:iir_ -c 4 -o "$out/iir" ./runner bench --ncu \
+        --section SourceCounters -k regex:iir_ -c ${NCU_COUNT:-4} -o "$out/iir" ./runner bench --ncu \
         > "$out/ncu_run.log" 2>&1; echo "ncu rc=$?"; tail -5 "$out/ncu_run.log"
       ncu -i "$out/iir.ncu-rep" --print-summary none > "$out/ncu.txt" 2>&1
       ncu -i "$out/iir.ncu-rep" --page source --csv --print-source sass \

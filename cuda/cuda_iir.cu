@@ -30,9 +30,11 @@
  * compiled size (3x3) its bounds are compile-time constants and the coefficients sit in
  * registers, which changes the instruction count, not the arithmetic.  A second kernel
  * forms the mean of the four quadrant planes in gfx_iir_mean's order (the split kernel
- * with many groups forms it itself, in its tail: see tail_mean). */
+ * with many groups forms it itself, in its tail: see tail_mean).  Bench: GPUFX_IIR_TRACE=file
+ * appends per-chunk clocks of the split kernel to file (bench/iir_gpu_trace.py). */
 #include "cuda_iir.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -468,6 +470,28 @@ fail:
   return status;
 }
 
+/* Appends the trace (bench/iir_gpu_trace.py reads it) to `path`: a header of four ints
+ * (tasks, trace_nc, W, H), then the task records. */
+cudaError_t
+write_trace (const Args &A, const char *path)
+{
+  const size_t tw = (size_t) A.tasks * (GFX_IIR_TRACE_HDR + A.trace_nc);
+  unsigned *h = (unsigned *) malloc (tw * 4);
+  if (!h)
+    return cudaSuccess;
+  cudaError_t e = cudaMemcpy (h, A.trace, tw * 4, cudaMemcpyDeviceToHost);
+  FILE *f = e == cudaSuccess ? fopen (path, "ab") : NULL;
+  if (f)
+    {
+      int hdr[4] = { A.tasks, A.trace_nc, A.W, A.H };
+      fwrite (hdr, 4, 4, f);
+      fwrite (h, 4, tw, f);
+      fclose (f);
+    }
+  free (h);
+  return e;
+}
+
 } // namespace
 
 extern "C" gfx_status
@@ -529,6 +553,13 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
       A.mean_tasks = A.groups * ((A.W + GFX_IIR_MEAN_COLS - 1) / GFX_IIR_MEAN_COLS);
     }
   A.in = d_in;
+  if (split && getenv ("GPUFX_IIR_TRACE")) /* bench: per-chunk clocks to a file */
+    {
+      A.trace_nc = ((A.W + 31 + 7) / 8 + GFX_IIR_TRACE_EVERY - 1) / GFX_IIR_TRACE_EVERY;
+      const size_t tw = (size_t) A.tasks * (GFX_IIR_TRACE_HDR + A.trace_nc);
+      CUDA_TRY (cudaMalloc (&A.trace, tw * 4));
+      CUDA_TRY (cudaMemsetAsync (A.trace, 0, tw * 4, stream));
+    }
   {
     double ca[GFX_IIR_QUADRANTS][GFX_IIR_W * GFX_IIR_W] = {};
     double cb[GFX_IIR_QUADRANTS][GFX_IIR_W * GFX_IIR_W] = {};
@@ -558,6 +589,8 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
     CUDA_TRY (cudaEventRecord (ev[2], stream));
     CUDA_TRY (cudaMemcpyAsync (out->pixels, d_out, bytes, cudaMemcpyDeviceToHost, stream));
     CUDA_TRY (cudaStreamSynchronize (stream));
+    if (A.trace)
+      CUDA_TRY (write_trace (A, getenv ("GPUFX_IIR_TRACE")));
     if (timing)
       {
         float k_ms = 0, t_ms = 0;
@@ -576,6 +609,7 @@ fail:
   cudaFree (A.bnd);
   cudaFree (A.ticket);
   cudaFree (A.done);
+  cudaFree (A.trace);
   for (int i = 0; i < 3; i++)
     if (ev[i])
       cudaEventDestroy (ev[i]);

@@ -32,7 +32,17 @@ struct IirArgs
   unsigned *done;          /* [quadrant][group]: colours whose group has its plane rows out */
   void *out;               /* the output image */
   int mean_tasks;          /* row groups x GFX_IIR_MEAN_COLS-column segments */
+  /* Bench only (GPUFX_IIR_TRACE): per task GFX_IIR_TRACE_HDR words, then the R warp's SM
+     clock at the start of every GFX_IIR_TRACE_EVERY-th chunk (trace_nc of them); null: none. */
+  unsigned *trace;
+  int trace_nc;
 };
+
+/* Trace header words of a task: 0-1 global timer at the start, 2 SM clock at the start,
+   3 SM id, 4-5 global timer at the end, 6 SM clock at the end, 7 cycles R waited at its
+   barriers, 8 cycles feeder 0 spent waiting for the boundary words (f_settle), 9 ticket. */
+constexpr int GFX_IIR_TRACE_HDR = 16;
+constexpr int GFX_IIR_TRACE_EVERY = 4;
 
 /* Raw input sample (its bits, not yet converted: the load stays in flight until the value
  * is used) at (n1, n2) of quadrant q's frame, rows above the image clamped to row 0. */

@@ -30,7 +30,11 @@
  *
  * Sums: sa3, s_old3 and the step's last three operations are gfx_iir_point for m1 = m2 = 3
  * with the same products and sums in the same order (S_a and S_old are independent, so
- * computing them apart changes nothing); test_iir_gpu checks the bits against the CPU. */
+ * computing them apart changes nothing); test_iir_gpu checks the bits against the CPU.
+ *
+ * Bench trace (IirArgs.trace): R's lane 0 records the SM clock every few chunks and the
+ * cycles R and feeder 0 wait; bench/iir_gpu_trace.py turns that into step times and the lag
+ * of each group behind the one above. */
 #include "cuda_iir_internal.h"
 
 namespace gfx_iir
@@ -38,7 +42,10 @@ namespace gfx_iir
 
 /* The group's barrier: its R warp and its NF feeder warps.  Not bar.sync (= barrier.sync
  * .aligned, which requires every thread to execute the same barrier instruction): R and F
- * arrive from different code (synccheck reports the aligned form there). */
+ * arrive from different code (synccheck reports the aligned form there).  (With the id in
+ * a register the kernel reserves all 16 of a block's barriers, so 4 blocks fit on an SM;
+ * constant ids let 5 fit, but 5 groups an SM were slower: H100 8192^2 u8 4.29 ms against
+ * 4.19 with 4, each step slower in proportion.) */
 __device__ __forceinline__ void
 pair_sync (int id, int threads)
 {
@@ -81,10 +88,34 @@ ld_plane (const float *p)
   return __ldcg (p);
 }
 
+/* The mean tail's wait between two polls of the group counters.  (Longer sleeps there, 1
+ * or 4 us, and sleeps between the polls of the boundary words were no faster on the H100.) */
 __device__ __forceinline__ void
 spin_pause ()
 {
   __nanosleep (256);
+}
+
+__device__ __forceinline__ unsigned
+trace_clock ()
+{
+  return (unsigned) clock ();
+}
+
+__device__ __forceinline__ unsigned long long
+trace_gtime ()
+{
+  unsigned long long t;
+  asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ __forceinline__ unsigned
+trace_smid ()
+{
+  unsigned r;
+  asm volatile ("mov.u32 %0, %%smid;" : "=r"(r));
+  return r;
 }
 
 #define GFX_IIR_SMEM(name) extern __shared__ __align__ (16) unsigned char name[]

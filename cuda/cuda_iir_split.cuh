@@ -3,7 +3,8 @@
  * pair_sync (id, threads) (named barrier), ld_relaxed / st_relaxed (64-bit relaxed global
  * accesses), ld_acquire (32-bit acquire load), gfx_iir_fence () (device-wide fence),
  * ld_plane (a plane value, read at the coherent level), spin_pause () and GFX_IIR_SMEM
- * (name) (the dynamic shared memory), inside namespace gfx_iir. */
+ * (name) (the dynamic shared memory), and for the bench's trace trace_clock () (SM clock),
+ * trace_gtime () (global timer) and trace_smid (), inside namespace gfx_iir. */
 #ifndef GFX_CUDA_IIR_SPLIT_CUH
 #define GFX_CUDA_IIR_SPLIT_CUH
 
@@ -146,7 +147,8 @@ r_steps_pipe (const double (&b)[9], int W, int t0, int lane, PairSmem &S, RState
  * flag (pub + t is column t - lane of the lane's boundary row). */
 template <int CH>
 __device__ void
-recur (const IirArgs &A, int g, int q, int ch, int lane, PairSmem &S, int bar, int nb)
+recur (const IirArgs &A, int g, int q, int ch, int lane, PairSmem &S, int bar, int nb,
+       unsigned *tr)
 {
   const int W = A.W, chunks = (W + 31 + CH - 1) / CH;
   const size_t task = (size_t) ch * GFX_IIR_QUADRANTS + q;
@@ -162,14 +164,25 @@ recur (const IirArgs &A, int g, int q, int ch, int lane, PairSmem &S, int bar, i
   RState st; /* step 0: lane 0 is at column 0 */
   r_left (S, lane, st.y01, st.y02, st.y11, st.y12, st.y21, st.y22);
   st.p10 = 0.0, st.so = 0.0;
+  unsigned wait = 0; /* trace: cycles waited at the barriers */
   for (int i = 0; i < chunks; i++)
     {
       const int t0 = i * CH;
+      if (tr && i % GFX_IIR_TRACE_EVERY == 0 && i / GFX_IIR_TRACE_EVERY < A.trace_nc)
+        tr[GFX_IIR_TRACE_HDR + i / GFX_IIR_TRACE_EVERY] = trace_clock ();
       if (t0 >= 32 && t0 + CH <= W)
         r_steps_pipe<CH, false> (b, W, t0, lane, S, st, pub);
       else
         r_steps_pipe<CH, true> (b, W, t0, lane, S, st, pub);
+      const unsigned c0 = tr ? trace_clock () : 0;
       pair_sync (bar, nb);
+      if (tr)
+        wait += trace_clock () - c0;
+    }
+  if (tr)
+    {
+      const unsigned long long t = trace_gtime ();
+      tr[4] = (unsigned) t, tr[5] = (unsigned) (t >> 32), tr[6] = trace_clock (), tr[7] = wait;
     }
 }
 
@@ -333,27 +346,47 @@ f_settle (int W, const unsigned long long *prev, int c0, int lane, unsigned long
     }
 }
 
-/* F: the finished columns c0 .. c0 + CH - 1: the group's last two rows of y to the
- * boundary buffer first (the group below waits for them), then the outputs as float to the
- * quadrant's plane, row by row (image frame). */
-template <int CH, int NF>
+/* F's output rows: lane l writes rows r0 + i RPI + l / CH (i < CH) of the quadrant's plane
+ * (image frame): frame column c of the first of them is at row[cdir c], `step` leads to the
+ * next row, i RPI < `left` is inside the image.  Set once a group, so that a store is an
+ * address add and a predicate. */
+struct Output
+{
+  float *row;
+  long long step;
+  int left, cdir;
+};
+
+template <int CH>
 __device__ __forceinline__ void
-f_flush (const IirArgs &A, int q, int r0, int c0, int lane, int f, float *plane,
-         const PairSmem &S)
+out_setup (const IirArgs &A, int q, int r0, int lane, float *plane, Output &O)
 {
   constexpr int RPI = 32 / CH;
-  const int W = A.W, pr = lane / CH, col = c0 + lane % CH;
+  const int fr = r0 + lane / CH;
+  const bool up = q >= 2, flip = q == 1 || q == 2;
+  O.left = A.H - fr;
+  O.row = plane + (long long) (up ? (O.left > 0 ? A.H - 1 - fr : 0) : fr) * A.W
+          + (flip ? A.W - 1 : 0);
+  O.step = up ? -(long long) RPI * A.W : (long long) RPI * A.W;
+  O.cdir = flip ? -1 : 1;
+}
+
+/* F: the finished columns c0 .. c0 + CH - 1: the outputs as float to the quadrant's plane,
+ * row by row (image frame). */
+template <int CH, int NF>
+__device__ __forceinline__ void
+f_flush (const Output &O, int W, int c0, int lane, int f, const PairSmem &S)
+{
+  constexpr int RPI = 32 / CH;
+  const int col = c0 + lane % CH;
   if (col >= W)
     return;
-  const int slot = col & (RING - 1), icol = (q == 1 || q == 2) ? W - 1 - col : col;
+  float *p = O.row + O.cdir * col;
+  const double *src = S.ring + lane / CH * RS + (col & (RING - 1));
 #pragma unroll
   for (int i = 0; i < CH; i++)
-    {
-      const int row = r0 + i * RPI + pr;
-      if (i % NF == f && row < A.H)
-        plane[(size_t) (q >= 2 ? A.H - 1 - row : row) * W + icol] =
-          (float) S.ring[(i * RPI + pr) * RS + slot];
-    }
+    if (i % NF == f && i * RPI < O.left)
+      p[i * O.step] = (float) src[i * RPI * RS];
 }
 
 /* F, phase i (R runs chunk i: ring columns i CH - 31 .. i CH + CH - 1, ay of chunk i),
@@ -366,9 +399,9 @@ f_flush (const IirArgs &A, int q, int r0, int c0, int lane, int f, float *plane,
  * input ring holds columns c1 - 2 .. c1 + 2 CH - 1 at once (XR >= 2 CH + 2).  Barrier. */
 template <int CH, int NF, typename T>
 __device__ __forceinline__ void
-f_phase (const IirArgs &A, const double (&a)[9], const Input<CH, T> &I, int q, int r0, int i,
-         int lane, int f, float *plane, const unsigned long long *prev, T (&use)[NPF<CH>],
-         PairSmem &S, int bar, int nb)
+f_phase (const IirArgs &A, const double (&a)[9], const Input<CH, T> &I, const Output &O, int i,
+         int lane, int f, const unsigned long long *prev, T (&use)[NPF<CH>], PairSmem &S,
+         int bar, int nb, unsigned *tw)
 {
   constexpr int N = CH / NF;
   const int W = A.W, fb = (i - 1) * CH - 32, c1 = (i + 1) * CH;
@@ -376,7 +409,7 @@ f_phase (const IirArgs &A, const double (&a)[9], const Input<CH, T> &I, int q, i
   if (c1 < W)
     f_issue<N> (W, prev, c1 + f * N, lane, v);
   if (fb >= 0 && fb < W)
-    f_flush<CH, NF> (A, q, r0, fb, lane, f, plane, S);
+    f_flush<CH, NF> (O, W, fb, lane, f, S);
   if (c1 + CH < W)
     {
       f_stage<CH, NF, T> (S, c1 + CH, lane, f, use);
@@ -386,7 +419,10 @@ f_phase (const IirArgs &A, const double (&a)[9], const Input<CH, T> &I, int q, i
   if (c1 < W)
     {
       f_sums<N> (a, W, c1 + f * N, lane, S);
+      const unsigned c0 = tw ? trace_clock () : 0;
       f_settle<N> (W, prev, c1 + f * N, lane, v, S);
+      if (tw)
+        *tw += trace_clock () - c0;
     }
   __syncwarp ();
   pair_sync (bar, nb);
@@ -394,7 +430,8 @@ f_phase (const IirArgs &A, const double (&a)[9], const Input<CH, T> &I, int q, i
 
 template <int CH, int NF, typename T>
 __device__ __forceinline__ void
-feed (const IirArgs &A, int g, int q, int ch, int lane, int f, PairSmem &S, int bar, int nb)
+feed (const IirArgs &A, int g, int q, int ch, int lane, int f, PairSmem &S, int bar, int nb,
+      unsigned *tr)
 {
   constexpr int N = CH / NF;
   const int W = A.W, chunks = (W + 31 + CH - 1) / CH, r0 = g * 32;
@@ -408,6 +445,8 @@ feed (const IirArgs &A, int g, int q, int ch, int lane, int f, PairSmem &S, int 
     a[i] = c_a[q][i];
   Input<CH, T> I;
   in_setup<CH, T> (A, q, ch, r0, lane, I);
+  Output O;
+  out_setup<CH> (A, q, r0, lane, plane, O);
   T pa[NPF<CH>], pb[NPF<CH>]; /* chunks in flight: even ones in pa, odd ones in pb */
   f_load<CH, NF, T> (I, W, 0, lane, f, pa);
   if (CH < W)
@@ -433,15 +472,18 @@ feed (const IirArgs &A, int g, int q, int ch, int lane, int f, PairSmem &S, int 
   f_settle<N> (W, prev, f * N, lane, v, S);
   __syncwarp ();
   pair_sync (bar, nb);
+  unsigned settle = 0, *tw = tr && f == 0 ? &settle : nullptr; /* trace: feeder 0's waits */
   for (int i = 0; i < chunks; i += 2)
     {
-      f_phase<CH, NF, T> (A, a, I, q, r0, i, lane, f, plane, prev, pa, S, bar, nb);
+      f_phase<CH, NF, T> (A, a, I, O, i, lane, f, prev, pa, S, bar, nb, tw);
       if (i + 1 < chunks)
-        f_phase<CH, NF, T> (A, a, I, q, r0, i + 1, lane, f, plane, prev, pb, S, bar, nb);
+        f_phase<CH, NF, T> (A, a, I, O, i + 1, lane, f, prev, pb, S, bar, nb, tw);
     }
+  if (tw)
+    tr[8] = settle;
   for (int c0 = (chunks - 1) * CH - 32; c0 < W; c0 += CH) /* the last block */
     if (c0 >= 0)
-      f_flush<CH, NF> (A, q, r0, c0, lane, f, plane, S);
+      f_flush<CH, NF> (O, W, c0, lane, f, S);
   __syncwarp ();
 }
 
@@ -579,6 +621,14 @@ __launch_bounds__ (SPLIT_THREADS) iir_split (IirArgs A)
           return;
         }
       last = task;
+      unsigned *tr = A.trace && lane == 0
+                       ? A.trace + (size_t) task * (GFX_IIR_TRACE_HDR + A.trace_nc) : nullptr;
+      if (tr && !feeder)
+        {
+          const unsigned long long t = trace_gtime ();
+          tr[0] = (unsigned) t, tr[1] = (unsigned) (t >> 32), tr[2] = trace_clock ();
+          tr[3] = trace_smid (), tr[9] = task;
+        }
       /* Group-major order: group g-1 of the same (quadrant, channel) has a smaller ticket. */
       const int per_group = GFX_IIR_QUADRANTS * A.colours, g = task / per_group;
       const int rem = task % per_group, q = rem % GFX_IIR_QUADRANTS;
@@ -589,13 +639,13 @@ __launch_bounds__ (SPLIT_THREADS) iir_split (IirArgs A)
          overflow the instruction cache (no_inst stalls: 4.85 -> 7.1 ms), so there f stays
          a variable. */
       if (feeder && NF > 2)
-        feed<CH, NF, T> (A, g, q, cq, lane, f, S, bar, nb);
+        feed<CH, NF, T> (A, g, q, cq, lane, f, S, bar, nb, tr);
       else if (feeder && f == 0)
-        feed<CH, NF, T> (A, g, q, cq, lane, 0, S, bar, nb);
+        feed<CH, NF, T> (A, g, q, cq, lane, 0, S, bar, nb, tr);
       else if (feeder)
-        feed<CH, NF, T> (A, g, q, cq, lane, 1, S, bar, nb);
+        feed<CH, NF, T> (A, g, q, cq, lane, 1, S, bar, nb, tr);
       else
-        recur<CH> (A, g, q, cq, lane, S, bar, nb);
+        recur<CH> (A, g, q, cq, lane, S, bar, nb, tr);
     }
 }
 

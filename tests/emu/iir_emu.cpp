@@ -82,6 +82,21 @@ static inline void
 spin_pause ()
 {
 }
+static inline unsigned
+trace_clock ()
+{
+  return 0;
+}
+static inline unsigned long long
+trace_gtime ()
+{
+  return 0;
+}
+static inline unsigned
+trace_smid ()
+{
+  return 0;
+}
 #define GFX_IIR_SMEM(name) unsigned char *name = emu_block->smem.data ()
 } // namespace gfx_iir
 
