@@ -4,8 +4,7 @@
  * GPUFX_HALFTONE_ROWS=2..4 the rows per thread of FS levels 2 u8 (bench),
  * GPUFX_HALFTONE_TRACE=file appends per-chunk clocks of the rows kernel to file (bench,
  * bench/halftone_gpu_trace.py; FS levels 2 gray 8-bit with block output only),
- * GPUFX_HALFTONE_OB=0 turns the block output off, GPUFX_HALFTONE_SV=0..2 picks its
- * schedule variant (bench: before / after in one run).
+ * GPUFX_HALFTONE_OB=0 turns the block output off (bench: before / after in one run).
  * A small cached context keeps the stream, events, device buffers and pinned staging
  * buffers between calls; calls are serialised by its mutex. */
 #include "cuda_halftone.h"
@@ -284,9 +283,7 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
   const char *obe = getenv ("GPUFX_HALFTONE_OB");
   const bool ob = rows_block_out (in, kernel, levels, k) && !(obe && !strcmp (obe, "0"));
   const char *tf = getenv ("GPUFX_HALFTONE_TRACE"); /* bench: per-chunk clocks to a file */
-  const char *sve = getenv ("GPUFX_HALFTONE_SV"); /* bench: OB schedule variant */
-  rows_fn fn = ob ? pick_rows_fs_ob (tf != nullptr, sve ? atoi (sve) : 0)
-                  : pick_rows (kernel, levels == 2, in->depth, k);
+  rows_fn fn = ob ? pick_rows_fs_ob (tf != nullptr) : pick_rows (kernel, levels == 2, in->depth, k);
   const int nw = rows_warps (bs, k, p.sb);
   const size_t smem = (size_t) nw * p.warp_smem;
   const int warps = p.nch * p.nst;

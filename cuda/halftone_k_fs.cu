@@ -23,12 +23,8 @@ gfxht::pick_rows_fs (bool l2, int depth, int k)
 }
 
 gfxht::rows_fn
-gfxht::pick_rows_fs_ob (bool trace, int sv)
+gfxht::pick_rows_fs_ob (bool trace)
 {
-  if (sv == 1)
-    return halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false, 1>;
-  if (sv == 2)
-    return halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false, 2>;
   return trace ? halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, true>
                : halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false>;
 }
