@@ -125,6 +125,18 @@ profile_runs (int W, int H)
 }
 
 /* --quick: floors and auto-tuned kernel times only. */
+/* The floors of a W x H run, measured now: the dependent chain of W + H steps, and one
+ * read and write of the u8 and f32 planes. */
+static void
+floors (int W, int H, int reps, double *chain, double *mem_u8, double *mem_f32)
+{
+  gfx_error err;
+  *chain = *mem_u8 = *mem_f32 = 0;
+  gfx_cuda_iir_chain_floor (W + H, reps, chain, &err);
+  gfx_cuda_iir_memory_floor ((size_t) W * H, reps, mem_u8, &err);
+  gfx_cuda_iir_memory_floor ((size_t) W * H * 4, reps, mem_f32, &err);
+}
+
 static int
 quick (int reps)
 {
@@ -132,10 +144,8 @@ quick (int reps)
   gfx_iir_filter f;
   filter_3x3 (&f);
   gfx_error err;
-  double chain = 0, mem_u8 = 0, mem_f32 = 0;
-  gfx_cuda_iir_chain_floor (W + H, reps, &chain, &err);
-  gfx_cuda_iir_memory_floor ((size_t) W * H, reps, &mem_u8, &err);
-  gfx_cuda_iir_memory_floor ((size_t) W * H * 4, reps, &mem_f32, &err);
+  double chain, mem_u8, mem_f32;
+  floors (W, H, reps, &chain, &mem_u8, &mem_f32);
   printf ("quick: chain floor %.4f ms, memory floor u8 %.4f f32 %.4f ms\n", chain, mem_u8,
           mem_f32);
   static const int rows[] = { 32, 256, H };
@@ -181,10 +191,8 @@ main (int argc, char **argv)
   filter_3x3 (&f);
   check_bits (&f);
   gfx_error err;
-  double chain = 0, mem_u8 = 0, mem_f32 = 0;
-  gfx_cuda_iir_chain_floor (W + H, reps, &chain, &err);
-  gfx_cuda_iir_memory_floor ((size_t) W * H, reps, &mem_u8, &err);
-  gfx_cuda_iir_memory_floor ((size_t) W * H * 4, reps, &mem_f32, &err);
+  double chain, mem_u8, mem_f32;
+  floors (W, H, reps, &chain, &mem_u8, &mem_f32);
   printf ("chain floor (%d dependent steps): %.4f ms\n", W + H, chain);
   printf ("memory floor (read + write once): u8 %.4f ms, f32 %.4f ms\n", mem_u8, mem_f32);
   /* One 32-row group per quadrant (no hand-off: the time of W + 31 steps of one warp),

@@ -36,6 +36,7 @@
  * cycles R and feeder 0 wait; bench/iir_gpu_trace.py turns that into step times and the lag
  * of each group behind the one above. */
 #include "cuda_iir_internal.h"
+#include "trace_clock.cuh"
 
 namespace gfx_iir
 {
@@ -94,28 +95,6 @@ __device__ __forceinline__ void
 spin_pause ()
 {
   __nanosleep (256);
-}
-
-__device__ __forceinline__ unsigned
-trace_clock ()
-{
-  return (unsigned) clock ();
-}
-
-__device__ __forceinline__ unsigned long long
-trace_gtime ()
-{
-  unsigned long long t;
-  asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__device__ __forceinline__ unsigned
-trace_smid ()
-{
-  unsigned r;
-  asm volatile ("mov.u32 %0, %%smid;" : "=r"(r));
-  return r;
 }
 
 #define GFX_IIR_SMEM(name) extern __shared__ __align__ (16) unsigned char name[]

@@ -3,8 +3,9 @@
  * pair_sync (id, threads) (named barrier), ld_relaxed / st_relaxed (64-bit relaxed global
  * accesses), ld_acquire (32-bit acquire load), gfx_iir_fence () (device-wide fence),
  * ld_plane (a plane value, read at the coherent level), spin_pause () and GFX_IIR_SMEM
- * (name) (the dynamic shared memory), and for the bench's trace trace_clock () (SM clock),
- * trace_gtime () (global timer) and trace_smid (), inside namespace gfx_iir. */
+ * (name) (the dynamic shared memory), inside namespace gfx_iir, and for the bench's trace
+ * trace_clock () (SM clock), trace_gtime () (global timer) and trace_smid () (on the GPU
+ * from trace_clock.cuh). */
 #ifndef GFX_CUDA_IIR_SPLIT_CUH
 #define GFX_CUDA_IIR_SPLIT_CUH
 

@@ -19,6 +19,7 @@
  * byte load from the gain table, and the output one byte store into the staging rows. */
 #include "bulk_copy.cuh"
 #include "enhance_win3.cuh"
+#include "trace_clock.cuh"
 
 namespace {
 
@@ -32,11 +33,7 @@ __device__ __forceinline__ void
 trace_point (unsigned long long *tb, int point)
 {
   if (tb != nullptr && threadIdx.x == 0)
-    {
-      unsigned long long t;
-      asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(t));
-      tb[blockIdx.x * ENH_TRACE_POINTS + point] = t;
-    }
+    tb[blockIdx.x * ENH_TRACE_POINTS + point] = trace_gtime ();
 }
 constexpr int RAW_AT = 16; /* a row's bulk copy lands this many bytes into its shared row */
 

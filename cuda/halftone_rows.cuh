@@ -33,6 +33,10 @@
 #ifndef GFX_HALFTONE_ROWS_CUH
 #define GFX_HALFTONE_ROWS_CUH
 
+#ifndef GFXHT_EMULATE
+#include "trace_clock.cuh"
+#endif
+
 namespace gfxht
 {
 
@@ -233,27 +237,6 @@ tile_sample_v (sptr a)
     }
 }
 
-__device__ __forceinline__ unsigned
-trace_clock ()
-{
-  return (unsigned) clock ();
-}
-
-__device__ __forceinline__ unsigned long long
-trace_gtime ()
-{
-  unsigned long long t;
-  asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__device__ __forceinline__ unsigned
-trace_smid ()
-{
-  unsigned r;
-  asm volatile ("mov.u32 %0, %%smid;" : "=r"(r));
-  return r;
-}
 #endif
 
 /* where the store predicates are formed (see st_export_if above) */
