@@ -35,6 +35,7 @@ trace_point (unsigned long long *tb, int point)
   if (tb != nullptr && threadIdx.x == 0)
     tb[blockIdx.x * ENH_TRACE_POINTS + point] = trace_gtime ();
 }
+
 constexpr int RAW_AT = 16; /* a row's bulk copy lands this many bytes into its shared row */
 
 /* The dynamic shared block: the gain table, the band rows, the staged output.  The table
