@@ -265,6 +265,32 @@ walk (const uint32_t *col, int pitch, int i0, int i1, const w3::Rule32 &q, uint3
     step (r1, r2, r0);
 }
 
+/* A whole tile a warp (ntiles <= WARPS): fewer runs to start than an even split of the
+ * tile-rows, with three quarters of the warps or more busy.  Warp w runs on scheduler
+ * w % 4, so with ntiles % 4 = r != 0 schedulers 0 .. r - 1 hold one tile more than the
+ * others: the last tile of scheduler i < min (r, 4 - r) is cut in two, its bottom half
+ * taken by idle warp ntiles + i (on scheduler r + i). */
+__device__ __forceinline__ void
+tile_jobs (int warp, int ntiles, int grows, int &j, int &j1)
+{
+  const int r = ntiles % 4, pairs = min (r, 4 - r), last_row = (ntiles - 1) / 4 * 4;
+  const int half = grows / 2;
+  j = j1 = 0;
+  if (warp < ntiles)
+    {
+      const int i = warp - last_row; /* the scheduler's last tile: i >= 0 */
+      const bool cut = i >= 0 && i < pairs && ntiles + i < WARPS;
+      j = warp * grows;
+      j1 = j + (cut ? half : grows);
+    }
+  else if (warp - ntiles < pairs)
+    {
+      const int t = last_row + (warp - ntiles);
+      j = t * grows + half;
+      j1 = (t + 1) * grows;
+    }
+}
+
 /* n staged bytes at s (in shared memory, at the same offset from a 16-byte boundary as g)
  * to g: the aligned middle by one bulk store (left in flight), the ends byte by byte. */
 __device__ __forceinline__ void
@@ -440,13 +466,15 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail
       const int r0 = g == 0 ? 0 : split, grows = g == 0 && GROUPS > 1 ? split : rows - r0;
       if (grows == 0)
         continue;
-      /* 24 to 32 tiles: a whole tile a warp (fewer runs to start, more than three quarters
-       * of the warps busy); else tile-rows split evenly */
+      /* The warp's tile-rows j .. j1 - 1 (tile j / grows, row r0 + j % grows): with 24 to
+       * 32 tiles a whole tile a warp (tile_jobs), else tile-rows split evenly. */
       const bool by_tile = ntiles * 4 >= WARPS * 3 && ntiles <= WARPS;
-      const int jobs = ntiles * grows; /* < 2^26 */
-      const int j1 = by_tile ? (warp < ntiles ? (warp + 1) * grows : 0)
-                             : (warp + 1) * jobs / WARPS;
-      int j = by_tile ? warp * grows : warp * jobs / WARPS, t = j / grows, i0 = r0 + j - t * grows;
+      int j = 0, j1 = 0;
+      if (by_tile)
+        tile_jobs (warp, ntiles, grows, j, j1);
+      else
+        j = warp * ntiles * grows / WARPS, j1 = (warp + 1) * ntiles * grows / WARPS; /* < 2^31 */
+      int t = j / grows, i0 = r0 + j - t * grows;
       for (; j < j1; t++, i0 = r0) /* a run from row i0 of tile t, then from the top of t + 1 */
         {
           const int i1 = min (r0 + grows, i0 + (j1 - j)), x0 = t * w3::COLS;

@@ -68,9 +68,12 @@ enum { N_KNOBS = sizeof knobs / sizeof knobs[0] };
 static void
 test_knobs (int quick)
 {
-  static const int sizes[][2] = { { 1, 1 },   { 1, 300 },  { 300, 1 },   { 7, 5 },
-                                  { 65, 63 }, { 1031, 517 }, { 2100, 70 }, { 993, 40 }, { 130, 200 },
-                                  { 257, 1500 }, { 3001, 400 } };
+  /* 3001, 3241, 3400 wide: 24, 26, 27 tiles (the fused kernel's tile a warp, with 0, 2
+   * and 1 tiles cut in two) */
+  static const int sizes[][2] = { { 1, 1 },       { 1, 300 },    { 300, 1 },     { 7, 5 },
+                                  { 65, 63 },     { 1031, 517 }, { 2100, 70 },   { 993, 40 },
+                                  { 130, 200 },   { 257, 1500 }, { 3001, 400 },  { 3241, 300 },
+                                  { 3400, 140 } };
   static const int windows[] = { 3, 5, 9, 21, 23, 31, 33 };
   /* layouts: gray (direct, with and without mask), RGB luminance, RGBA per channel */
   static const int lay[][4] = { { 1, 0, 0, 1 }, { 1, 0, 0, 0 }, { 3, 0, 0, 1 }, { 4, 1, 1, 1 } };
