@@ -140,21 +140,20 @@ sources_setup (const job *j, const band *b, sources *src)
   src->levels = j->levels;
 }
 
-/* One pixel of row r at column x, any kernel.  The reference adds the first product to
- * 0.0f; starting from it is the same value except for the sign of a zero sum, which
- * cannot change any level. */
+/* One pixel of row r at column x, any kernel: its input (e holds it until quantise
+ * overwrites it with the error) plus the taps in table order, as the reference. */
 static inline __attribute__ ((always_inline)) void
 pixel (const sources *src, int r, int x, bool two_levels)
 {
   size_t at = (size_t) x * B;
-  float e = src->weight[0] * src->tap[r][0][at];
-  for (int t = 1; t < src->n_taps; t++)
-    e = e + src->weight[t] * src->tap[r][t][at];
+  float v = src->e[at + (size_t) r];
+  for (int t = 0; t < src->n_taps; t++)
+    v = v + src->weight[t] * src->tap[r][t][at];
   at += (size_t) r;
-  quantise (src->levels, src->level, src->e[at] + e, &src->e[at], &src->q[at], two_levels);
+  quantise (src->levels, src->level, v, &src->e[at], &src->q[at], two_levels);
 }
 
-/* Floyd-Steinberg's taps (1,0) (-1,1) (0,1) (1,1) and lag 2 as constants: at step s every
+/* Floyd-Steinberg's taps (1,1) (0,1) (-1,1) (1,0) and lag 2 as constants: at step s every
  * access is a fixed offset from e + s * B.  Used when the table says exactly that. */
 static inline __attribute__ ((always_inline)) void
 fs_pixel (const job *j, float *here, const float *above, uint8_t *q, const float w[4], int r,
@@ -162,18 +161,18 @@ fs_pixel (const job *j, float *here, const float *above, uint8_t *q, const float
 {
   const int col = -2 * r;                       /* row r is at column s - 2r */
   const float *up = r ? here + (r - 1) : above + (B - 1);
-  float e = w[0] * here[(col - 1) * B + r];
-  e = e + w[1] * up[(col + 1) * B];
-  e = e + w[2] * up[col * B];
-  e = e + w[3] * up[(col - 1) * B];
-  quantise (j->levels, j->level, here[col * B + r] + e, &here[col * B + r], &q[col * B + r],
-            two_levels);
+  float v = here[col * B + r];
+  v = v + w[0] * up[(col - 1) * B];
+  v = v + w[1] * up[col * B];
+  v = v + w[2] * up[(col + 1) * B];
+  v = v + w[3] * here[(col - 1) * B + r];
+  quantise (j->levels, j->level, v, &here[col * B + r], &q[col * B + r], two_levels);
 }
 
 static bool
 is_fs (const gfx_kernel *k)
 {
-  static const signed char fs[4][2] = { { 1, 0 }, { -1, 1 }, { 0, 1 }, { 1, 1 } };
+  static const signed char fs[4][2] = { { 1, 1 }, { 0, 1 }, { -1, 1 }, { 1, 0 } };
   for (int t = 0; t < 4; t++)
     if (k->n_taps != 4 || k->taps[t].dx != fs[t][0] || k->taps[t].dy != fs[t][1])
       return false;

@@ -1,12 +1,12 @@
 /* Error-diffusion kernels and the per-pixel maths of halftoning, shared by the CPU
  * reference, the fast CPU path and the CUDA kernels (SPEC section 1).
  *
- * Diffusion is written in "pull" form: the error a pixel (x, y) receives is a fixed-order
- * sum over the kernel's taps of weight(tap) * qerr(x - dx, y - dy), where qerr is the
+ * Diffusion is written in "pull" form: a pixel (x, y) starts from its input value and adds,
+ * tap by tap in table order, weight(tap) * qerr(x - dx, y - dy), where qerr is the
  * quantisation error left at an already processed pixel.  This equals the classic "push"
- * form (a processed pixel spreads its error to (x + dx, y + dy)); error that would leave
- * the image is dropped because a source outside the image simply does not exist.  A fixed
- * summation order makes every path bit-identical. */
+ * form (a processed pixel spreads its error to (x + dx, y + dy), into the image in place);
+ * error that would leave the image is dropped because a source outside the image simply
+ * does not exist.  A fixed summation order makes every path bit-identical. */
 #ifndef GFX_HALFTONE_KERNELS_H
 #define GFX_HALFTONE_KERNELS_H
 
@@ -34,7 +34,7 @@ typedef struct {
 
 typedef struct {
   int n_taps;
-  gfx_tap taps[GFX_MAX_TAPS]; /* in summation order */
+  gfx_tap taps[GFX_MAX_TAPS]; /* in summation order (halftone_kernels.c) */
   int divisor;                /* weights sum to divisor (Atkinson: 6 of 8) */
   int rows;                   /* 1 + largest dy */
   int reach;                  /* largest -dx over taps with dy > 0: columns ahead needed */

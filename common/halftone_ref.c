@@ -1,10 +1,10 @@
 /* The reference halftone: one channel at a time, raster order, written for clarity.
  *
  * Per pixel (x, y) of a channel, with qerr the error left at already processed pixels:
- *   e    = sum over the kernel's taps t, in table order, of
- *          gfx_tap_weight (w_t, divisor) * qerr (x - dx_t, y - dy_t)
- *          (accumulated in float from 0; a source outside the image adds nothing)
- *   v    = input (x, y) + e                   (input as gfx_sample_get gives it)
+ *   v    = input (x, y)                       (as gfx_sample_get gives it), then for each
+ *          of the kernel's taps t in table order, in float:
+ *   v    = v + gfx_tap_weight (w_t, divisor) * qerr (x - dx_t, y - dy_t)
+ *          (a source outside the image adds nothing)
  *   q    = gfx_quantize_index (v, levels)
  *   qerr = v - gfx_level_value (q, levels)    (kept in float, not clipped)
  *   out  = gfx_level_value (q, levels)        (stored with gfx_sample_set)
@@ -15,16 +15,15 @@
 #include "halftone_kernels.h"
 
 static float
-received_error (const gfx_kernel *k, const float *qerr, int width, int x, int y)
+with_error (float v, const gfx_kernel *k, const float *qerr, int width, int x, int y)
 {
-  float e = 0.0f;
   for (int t = 0; t < k->n_taps; t++)
     {
       int sx = x - k->taps[t].dx, sy = y - k->taps[t].dy;
       if (sx >= 0 && sx < width && sy >= 0)
-        e += gfx_tap_weight (k->taps[t].weight, k->divisor) * qerr[(size_t) sy * width + sx];
+        v = v + gfx_tap_weight (k->taps[t].weight, k->divisor) * qerr[(size_t) sy * width + sx];
     }
-  return e;
+  return v;
 }
 
 static void
@@ -36,7 +35,7 @@ halftone_channel (const gfx_image *in, gfx_image *out, int channel, const gfx_ke
       {
         size_t pixel = (size_t) y * in->width + x;
         size_t index = pixel * in->channels + channel;
-        float v = gfx_sample_get (in, index) + received_error (k, qerr, in->width, x, y);
+        float v = with_error (gfx_sample_get (in, index), k, qerr, in->width, x, y);
         int q = gfx_quantize_index (v, levels);
         qerr[pixel] = v - gfx_level_value (q, levels);
         gfx_sample_set (out, index, gfx_level_value (q, levels));

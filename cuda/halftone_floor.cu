@@ -1,6 +1,6 @@
 /* The measured chain floor of SPEC section 1: the Floyd-Steinberg critical path is about
  * 2 H + W dependent pixel steps; this kernel runs that many steps of the same per-pixel
- * work as the halftone kernel (input from a shared tile, the four taps in table order,
+ * work as the halftone kernel (input from a shared tile plus the four taps in table order,
  * the levels-2 threshold, the error, the level index to a shared tile) in one warp, with
  * nothing else: no hand-off between rows, no global traffic.  No real wavefront can beat
  * it, so the halftone kernel's time over this one is its overhead. */
@@ -23,21 +23,28 @@ floor_kernel (int steps, float w0, float w1, float w2, float w3, float th, unsig
   for (int i = 0; i < C; i++)
     tile[lane][i] = (float) ((lane * 7 + i * 13) % 255) * (1.0f / 255.0f);
   __syncwarp ();
-  /* eL is the dependent chain; a, b, c stand for the row above's errors, which in the
-   * halftone kernel arrive off the chain (shuffles a step ahead). */
+  /* eL is the dependent chain; a, b, c stand for the row above's errors, kept off it here.
+   * (The critical path also takes (-1,1) taps, a made one step before, one add further
+   * from the quantiser than eL: the floor takes the shorter edge, a lower bound.) */
   float eL = 0.0f, a = 0.0f, b = 0.0f, c = 0.0f;
   unsigned acc_q = 0;
   for (int s = 0; s < steps; s += C)
     {
+      /* the chunk's inputs in registers first, as the halftone kernel has them: volatile,
+       * so the compiler does not move a load next to its use, onto the chain */
+      float in[C];
+#pragma unroll
+      for (int i = 0; i < C; i++)
+        in[i] = ((volatile float *) tile[lane])[i];
 #pragma unroll
       for (int i = 0; i < C; i++)
         {
-          float in = tile[lane][i];
-          float acc = w0 * eL;
-          acc = acc + w1 * a;
-          acc = acc + w2 * b;
-          acc = acc + w3 * c;
-          float v = in + acc;
+          /* the input, then the taps in table order: (1,1) c, (0,1) b, (-1,1) a, (1,0) eL */
+          float v = in[i];
+          v = v + w0 * c;
+          v = v + w1 * b;
+          v = v + w2 * a;
+          v = v + w3 * eL;
           bool up = v >= th;
           float e = up ? v - 1.0f : v;
           q[lane][i] = up ? 255 : 0;

@@ -6,7 +6,7 @@
 gfxht::kernel_fn
 gfxht::pick_sierra2 (bool l2, int depth, bool big)
 {
-  return pick_kernel<GFX_KERNEL_SIERRA> (l2, depth, big);
+  return pick_kernel<GFX_KERNEL_SIERRA2> (l2, depth, big);
 }
 
 /* k: rows per thread (only FS levels 2 u8 has more than ROWS_K) */
@@ -14,5 +14,5 @@ gfxht::rows_fn
 gfxht::pick_rows_sierra2 (bool l2, int depth, int k)
 {
   (void) k;
-  return pick_rows_k<GFX_KERNEL_SIERRA, ROWS_K> (l2, depth);
+  return pick_rows_k<GFX_KERNEL_SIERRA2, ROWS_K> (l2, depth);
 }

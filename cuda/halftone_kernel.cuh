@@ -57,16 +57,16 @@ struct Geo
 __host__ __device__ constexpr Geo
 geo (int k)
 {
-  return k == GFX_KERNEL_FS ? Geo{ 4, 2, 1, { 1, -1, 0, 1 }, { 0, 1, 1, 1 } }
+  return k == GFX_KERNEL_FS ? Geo{ 4, 2, 1, { 1, 0, -1, 1 }, { 1, 1, 1, 0 } }
        : k == GFX_KERNEL_JJN || k == GFX_KERNEL_STUCKI
-         ? Geo{ 12, 3, 2, { 1, 2, -2, -1, 0, 1, 2, -2, -1, 0, 1, 2 },
-                { 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2 } }
+         ? Geo{ 12, 3, 2, { 2, 1, 0, -1, -2, 2, 1, 0, -1, -2, 2, 1 },
+                { 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 0, 0 } }
        : k == GFX_KERNEL_BURKES || k == GFX_KERNEL_SIERRA2
-         ? Geo{ 7, 2, 2, { 1, 2, -2, -1, 0, 1, 2 }, { 0, 0, 1, 1, 1, 1, 1 } }
+         ? Geo{ 7, 2, 2, { 2, 1, 0, -1, -2, 2, 1 }, { 1, 1, 1, 1, 1, 0, 0 } }
        : k == GFX_KERNEL_SIERRA
-         ? Geo{ 10, 3, 2, { 1, 2, -2, -1, 0, 1, 2, -1, 0, 1 }, { 0, 0, 1, 1, 1, 1, 1, 2, 2, 2 } }
-       : k == GFX_KERNEL_SIERRA_LITE ? Geo{ 3, 2, 1, { 1, -1, 0 }, { 0, 1, 1 } }
-       : Geo{ 6, 3, 1, { 1, 2, -1, 0, 1, 0 }, { 0, 0, 1, 1, 1, 2 } }; /* Atkinson */
+         ? Geo{ 10, 3, 2, { 1, 0, -1, 2, 1, 0, -1, -2, 2, 1 }, { 2, 2, 2, 1, 1, 1, 1, 1, 0, 0 } }
+       : k == GFX_KERNEL_SIERRA_LITE ? Geo{ 3, 2, 1, { 0, -1, 1 }, { 1, 1, 0 } }
+       : Geo{ 6, 3, 1, { 0, 1, 0, -1, 2, 1 }, { 2, 1, 1, 1, 0, 0 } }; /* Atkinson */
 }
 
 struct Params
@@ -382,19 +382,15 @@ template <int KID, bool LV2, int DEPTH> struct Strip
           }
       }
 
-    /* the pixel: taps in table order, out-of-image sources hold 0 */
-    float in = ws->in[cur][lane][i];
-    float acc = 0.0f;
+    /* the pixel: its input plus the taps in table order, out-of-image sources hold 0 */
+    float v = ws->in[cur][lane][i];
 #pragma unroll
     for (int t = 0; t < NT; t++)
       {
         const int dx = geo (KID).dx[t], dy = geo (KID).dy[t];
         float src = dy == 0 ? (dx == 1 ? eL1 : eL2) : dy == 1 ? u1[RE - dx] : u2[RE - dx];
-        float prod = p.w[t] * src;
-        /* 0 + a == a up to the sign of a zero, which never reaches a level index */
-        acc = t == 0 ? prod : acc + prod;
+        v = v + p.w[t] * src;
       }
-    float v = in + acc;
     unsigned q;
     float e;
     if (LV2)

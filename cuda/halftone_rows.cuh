@@ -491,20 +491,17 @@ struct RStrip
     float acc[K], e[K];
     unsigned q[K];
 #pragma unroll
+    for (int j = 0; j < K; j++)
+      acc[j] = in[j][i];
+#pragma unroll
     for (int t = 0; t < NT; t++)
       {
         const int dx = geo (KID).dx[t], dy = geo (KID).dy[t];
         const int k = dy == 0 ? dx - 1 : dy == 1 ? RE + dx : 2 * RE + 1 + dx;
 #pragma unroll
         for (int j = 0; j < K; j++)
-          {
-            float prod = p.w[t] * h[j + 2 - dy][k];
-            acc[j] = t == 0 ? prod : acc[j] + prod; /* as halftone_kernel.cuh: zero signs only */
-          }
+          acc[j] = acc[j] + p.w[t] * h[j + 2 - dy][k];
       }
-#pragma unroll
-    for (int j = 0; j < K; j++)
-      acc[j] = in[j][i] + acc[j];
 #pragma unroll
     for (int j = 0; j < K; j++)
       {

@@ -19,7 +19,7 @@ geometry_matches (int k)
   const gfx_kernel *g = &gfx_kernels[k];
   Geo d = geo (k);
   if (d.n != g->n_taps || d.rows != g->rows || d.reach != g->reach || d.rows > 3
-      || g->taps[0].dx != 1 || g->taps[0].dy != 0)
+      || g->taps[g->n_taps - 1].dx != 1 || g->taps[g->n_taps - 1].dy != 0)
     return false;
   for (int t = 0; t < g->n_taps; t++)
     if (d.dx[t] != g->taps[t].dx || d.dy[t] != g->taps[t].dy || g->taps[t].dy < 0

@@ -3,9 +3,9 @@ published kernels (not from common/halftone_kernels.c): the classic push-form lo
 plain Python with float32 arithmetic, on 8-bit and 16-bit PNG/PGM and float TIFF inputs,
 every kernel; compared bit for bit.
 
-The order of the error sum is part of SPEC ("fix the order of every sum"): a pixel adds
-the contributions it received latest first (the pull form in table order is exactly that),
-then adds the sum to its input value.  The quantiser: index floor(v*(L-1) + 0.5) clipped,
+The order of the error sum is part of SPEC ("fix the order of every sum"): a pixel starts
+from its input value and adds the contributions in the order they arrived (the classic
+in-place push: sources in raster order, so the left neighbour's share comes last).  The quantiser: index floor(v*(L-1) + 0.5) clipped,
 so a value at a midpoint goes up.  Output samples: level * max + 0.5 truncated (integers).
 """
 import os
@@ -47,10 +47,9 @@ def halftone_plane(plane, kernel, levels):
     q = np.zeros((h, w), dtype=np.int64)
     for y in range(h):
         for x in range(w):
-            e = f32(0)
-            for c in reversed(received[y][x]):  # latest first
-                e = f32(e + c)
-            v = f32(plane[y, x] + e)
+            v = f32(plane[y, x])
+            for c in received[y][x]:  # in arrival order
+                v = f32(v + c)
             q[y, x] = quantize(v, levels)
             err = f32(v - f32(f32(q[y, x]) / f32(levels - 1)))
             for dy, row in enumerate(matrix):
