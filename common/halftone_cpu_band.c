@@ -148,7 +148,7 @@ pixel (const sources *src, int r, int x, bool two_levels)
   size_t at = (size_t) x * B;
   float v = src->e[at + (size_t) r];
   for (int t = 0; t < src->n_taps; t++)
-    v = v + src->weight[t] * src->tap[r][t][at];
+    v = gfx_diffuse (v, src->weight[t], src->tap[r][t][at]);
   at += (size_t) r;
   quantise (src->levels, src->level, v, &src->e[at], &src->q[at], two_levels);
 }
@@ -162,10 +162,10 @@ fs_pixel (const job *j, float *here, const float *above, uint8_t *q, const float
   const int col = -2 * r;                       /* row r is at column s - 2r */
   const float *up = r ? here + (r - 1) : above + (B - 1);
   float v = here[col * B + r];
-  v = v + w[0] * up[(col - 1) * B];
-  v = v + w[1] * up[col * B];
-  v = v + w[2] * up[(col + 1) * B];
-  v = v + w[3] * here[(col - 1) * B + r];
+  v = gfx_diffuse (v, w[0], up[(col - 1) * B]);
+  v = gfx_diffuse (v, w[1], up[col * B]);
+  v = gfx_diffuse (v, w[2], up[(col + 1) * B]);
+  v = gfx_diffuse (v, w[3], here[(col - 1) * B + r]);
   quantise (j->levels, j->level, v, &here[col * B + r], &q[col * B + r], two_levels);
 }
 
@@ -218,11 +218,18 @@ run_steps (job *j, const band *b, bool fs, bool two_levels)
   return true;
 }
 
-/* Specialisations: Floyd-Steinberg or any kernel, levels == 2 or any. */
-static bool steps_fs_2 (job *j, const band *b) { return run_steps (j, b, true, true); }
-static bool steps_fs_n (job *j, const band *b) { return run_steps (j, b, true, false); }
-static bool steps_any_2 (job *j, const band *b) { return run_steps (j, b, false, true); }
-static bool steps_any_n (job *j, const band *b) { return run_steps (j, b, false, false); }
+/* Specialisations: Floyd-Steinberg or any kernel, levels == 2 or any.  Each is built twice,
+ * picked once at load time: with FMA instructions where the CPU has them, and for any x86-64
+ * (fmaf from libm, correctly rounded too: the same results, slower). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define FMA_CLONES __attribute__ ((target_clones ("fma", "default")))
+#else
+#define FMA_CLONES
+#endif
+FMA_CLONES static bool steps_fs_2 (job *j, const band *b) { return run_steps (j, b, true, true); }
+FMA_CLONES static bool steps_fs_n (job *j, const band *b) { return run_steps (j, b, true, false); }
+FMA_CLONES static bool steps_any_2 (job *j, const band *b) { return run_steps (j, b, false, true); }
+FMA_CLONES static bool steps_any_n (job *j, const band *b) { return run_steps (j, b, false, false); }
 
 bool
 gfx_halftone_band (job *j, const band *b)

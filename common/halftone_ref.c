@@ -3,8 +3,8 @@
  * Per pixel (x, y) of a channel, with qerr the error left at already processed pixels:
  *   v    = input (x, y)                       (as gfx_sample_get gives it), then for each
  *          of the kernel's taps t in table order, in float:
- *   v    = v + gfx_tap_weight (w_t, divisor) * qerr (x - dx_t, y - dy_t)
- *          (a source outside the image adds nothing)
+ *   v    = gfx_diffuse (v, gfx_tap_weight (w_t, divisor), qerr (x - dx_t, y - dy_t))
+ *          (v + w e rounded once; a source outside the image adds nothing)
  *   q    = gfx_quantize_index (v, levels)
  *   qerr = v - gfx_level_value (q, levels)    (kept in float, not clipped)
  *   out  = gfx_level_value (q, levels)        (stored with gfx_sample_set)
@@ -21,7 +21,8 @@ with_error (float v, const gfx_kernel *k, const float *qerr, int width, int x, i
     {
       int sx = x - k->taps[t].dx, sy = y - k->taps[t].dy;
       if (sx >= 0 && sx < width && sy >= 0)
-        v = v + gfx_tap_weight (k->taps[t].weight, k->divisor) * qerr[(size_t) sy * width + sx];
+        v = gfx_diffuse (v, gfx_tap_weight (k->taps[t].weight, k->divisor),
+                         qerr[(size_t) sy * width + sx]);
     }
   return v;
 }

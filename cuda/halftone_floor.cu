@@ -41,10 +41,10 @@ floor_kernel (int steps, float w0, float w1, float w2, float w3, float th, unsig
         {
           /* the input, then the taps in table order: (1,1) c, (0,1) b, (-1,1) a, (1,0) eL */
           float v = in[i];
-          v = v + w0 * c;
-          v = v + w1 * b;
-          v = v + w2 * a;
-          v = v + w3 * eL;
+          v = gfx_diffuse (v, w0, c);
+          v = gfx_diffuse (v, w1, b);
+          v = gfx_diffuse (v, w2, a);
+          v = gfx_diffuse (v, w3, eL);
           bool up = v >= th;
           float e = up ? v - 1.0f : v;
           q[lane][i] = up ? 255 : 0;

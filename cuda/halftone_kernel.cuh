@@ -389,7 +389,7 @@ template <int KID, bool LV2, int DEPTH> struct Strip
       {
         const int dx = geo (KID).dx[t], dy = geo (KID).dy[t];
         float src = dy == 0 ? (dx == 1 ? eL1 : eL2) : dy == 1 ? u1[RE - dx] : u2[RE - dx];
-        v = v + p.w[t] * src;
+        v = gfx_diffuse (v, p.w[t], src);
       }
     unsigned q;
     float e;

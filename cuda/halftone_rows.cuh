@@ -500,7 +500,7 @@ struct RStrip
         const int k = dy == 0 ? dx - 1 : dy == 1 ? RE + dx : 2 * RE + 1 + dx;
 #pragma unroll
         for (int j = 0; j < K; j++)
-          acc[j] = acc[j] + p.w[t] * h[j + 2 - dy][k];
+          acc[j] = gfx_diffuse (acc[j], p.w[t], h[j + 2 - dy][k]);
       }
 #pragma unroll
     for (int j = 0; j < K; j++)

@@ -5,10 +5,13 @@ every kernel; compared bit for bit.
 
 The order of the error sum is part of SPEC ("fix the order of every sum"): a pixel starts
 from its input value and adds the contributions in the order they arrived (the classic
-in-place push: sources in raster order, so the left neighbour's share comes last).  The quantiser: index floor(v*(L-1) + 0.5) clipped,
+in-place push: sources in raster order, so the left neighbour's share comes last), each
+as v + w * err rounded once (fmaf: worked out here exactly with fractions).  The quantiser: index floor(v*(L-1) + 0.5) clipped,
 so a value at a midpoint goes up.  Output samples: level * max + 0.5 truncated (integers).
 """
+import math
 import os
+from fractions import Fraction
 
 import numpy as np
 
@@ -30,6 +33,20 @@ KERNELS = {
 }
 
 
+def fma32(w, e, v):
+    """float32 w * e + v rounded once, to nearest even (exact rational arithmetic)."""
+    exact = Fraction(float(w)) * Fraction(float(e)) + Fraction(float(v))
+    if exact == 0:
+        return f32(0)
+    a = abs(exact)
+    top = a.numerator.bit_length() - a.denominator.bit_length()  # 2^top <= a < 2^(top+2)
+    if Fraction(2) ** top > a:
+        top -= 1
+    quantum = Fraction(2) ** max(top - 23, -149)  # 24-bit significand; subnormals
+    n = round(a / quantum)  # Fraction rounds half to even
+    return f32(math.copysign(float(n * quantum), exact))
+
+
 def quantize(v, levels):
     s = f32(v * f32(levels - 1)) + f32(0.5)
     if not s >= 1:  # NaN too
@@ -48,15 +65,15 @@ def halftone_plane(plane, kernel, levels):
     for y in range(h):
         for x in range(w):
             v = f32(plane[y, x])
-            for c in received[y][x]:  # in arrival order
-                v = f32(v + c)
+            for wgt, err in received[y][x]:  # in arrival order
+                v = fma32(wgt, err, v)
             q[y, x] = quantize(v, levels)
             err = f32(v - f32(f32(q[y, x]) / f32(levels - 1)))
             for dy, row in enumerate(matrix):
                 for i, wgt in enumerate(row):
                     tx, ty = x + i - centre, y + dy
                     if wgt and 0 <= tx < w and ty < h:  # error leaving the image is dropped
-                        received[ty][tx].append(f32(f32(f32(wgt) / f32(divisor)) * err))
+                        received[ty][tx].append((f32(f32(wgt) / f32(divisor)), err))
     return q
 
 
