@@ -226,10 +226,14 @@ run_steps (job *j, const band *b, bool fs, bool two_levels)
 #else
 #define FMA_CLONES
 #endif
-FMA_CLONES static bool steps_fs_2 (job *j, const band *b) { return run_steps (j, b, true, true); }
-FMA_CLONES static bool steps_fs_n (job *j, const band *b) { return run_steps (j, b, true, false); }
-FMA_CLONES static bool steps_any_2 (job *j, const band *b) { return run_steps (j, b, false, true); }
-FMA_CLONES static bool steps_any_n (job *j, const band *b) { return run_steps (j, b, false, false); }
+FMA_CLONES static bool
+steps_fs_2 (job *j, const band *b) { return run_steps (j, b, true, true); }
+FMA_CLONES static bool
+steps_fs_n (job *j, const band *b) { return run_steps (j, b, true, false); }
+FMA_CLONES static bool
+steps_any_2 (job *j, const band *b) { return run_steps (j, b, false, true); }
+FMA_CLONES static bool
+steps_any_n (job *j, const band *b) { return run_steps (j, b, false, false); }
 
 bool
 gfx_halftone_band (job *j, const band *b)

@@ -3,7 +3,7 @@
 /* Taps listed in the raster order of the pixels their error comes from (farthest row
  * first, each row left to right: dy descending, then dx descending).  A pixel adds them in
  * this order to its input value, as the classic in-place diffusion does; the error made
- * just before (the left neighbour's) comes last, one multiply and one add before the
+ * just before (the left neighbour's) comes last, one fused multiply-add before the
  * quantiser, which keeps the dependent chain of every path short. */
 const gfx_kernel gfx_kernels[GFX_KERNEL_COUNT] = {
   [GFX_KERNEL_FS] = { 4, { { 1, 1, 1 }, { 0, 1, 5 }, { -1, 1, 3 }, { 1, 0, 7 } }, 16, 2, 1 },

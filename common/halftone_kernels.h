@@ -2,11 +2,11 @@
  * reference, the fast CPU path and the CUDA kernels (SPEC section 1).
  *
  * Diffusion is written in "pull" form: a pixel (x, y) starts from its input value and adds,
- * tap by tap in table order, weight(tap) * qerr(x - dx, y - dy) (gfx_diffuse), where qerr is the
- * quantisation error left at an already processed pixel.  This equals the classic "push"
- * form (a processed pixel spreads its error to (x + dx, y + dy), into the image in place);
- * error that would leave the image is dropped because a source outside the image simply
- * does not exist.  A fixed summation order makes every path bit-identical. */
+ * tap by tap in table order, weight(tap) * qerr(x - dx, y - dy) (gfx_diffuse), where qerr
+ * is the quantisation error left at an already processed pixel.  This equals the classic
+ * "push" form (a processed pixel spreads its error to (x + dx, y + dy), into the image in
+ * place); error that would leave the image is dropped because a source outside the image
+ * simply does not exist.  A fixed summation order makes every path bit-identical. */
 #ifndef GFX_HALFTONE_KERNELS_H
 #define GFX_HALFTONE_KERNELS_H
 

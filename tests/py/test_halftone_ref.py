@@ -6,8 +6,8 @@ every kernel; compared bit for bit.
 The order of the error sum is part of SPEC ("fix the order of every sum"): a pixel starts
 from its input value and adds the contributions in the order they arrived (the classic
 in-place push: sources in raster order, so the left neighbour's share comes last), each
-as v + w * err rounded once (fmaf: worked out here exactly with fractions).  The quantiser: index floor(v*(L-1) + 0.5) clipped,
-so a value at a midpoint goes up.  Output samples: level * max + 0.5 truncated (integers).
+as v + w * err rounded once (fmaf: worked out here exactly with fractions).  The
+quantiser: index floor(v*(L-1) + 0.5) clipped, so a value at a midpoint goes up.  Output samples: level * max + 0.5 truncated (integers).
 """
 import math
 import os
