@@ -24,8 +24,9 @@ floor_kernel (int steps, float w0, float w1, float w2, float w3, float th, unsig
     tile[lane][i] = (float) ((lane * 7 + i * 13) % 255) * (1.0f / 255.0f);
   __syncwarp ();
   /* eL is the dependent chain; a, b, c stand for the row above's errors, kept off it here.
-   * (The critical path also takes (-1,1) taps, a made one step before, one add further
-   * from the quantiser than eL: the floor takes the shorter edge, a lower bound.) */
+   * (The critical path also takes (-1,1) taps, a made one step before, one fused
+   * multiply-add further from the quantiser than eL: the floor takes the shorter edge, a
+   * lower bound.) */
   float eL = 0.0f, a = 0.0f, b = 0.0f, c = 0.0f;
   unsigned acc_q = 0;
   for (int s = 0; s < steps; s += C)

@@ -7,7 +7,8 @@ The order of the error sum is part of SPEC ("fix the order of every sum"): a pix
 from its input value and adds the contributions in the order they arrived (the classic
 in-place push: sources in raster order, so the left neighbour's share comes last), each
 as v + w * err rounded once (fmaf: worked out here exactly with fractions).  The
-quantiser: index floor(v*(L-1) + 0.5) clipped, so a value at a midpoint goes up.  Output samples: level * max + 0.5 truncated (integers).
+quantiser: index floor(v*(L-1) + 0.5) clipped, so a value at a midpoint goes up.  Output
+samples: level * max + 0.5 truncated (integers).
 """
 import math
 import os
@@ -39,9 +40,9 @@ def fma32(w, e, v):
     if exact == 0:
         return f32(0)
     a = abs(exact)
-    top = a.numerator.bit_length() - a.denominator.bit_length()  # 2^top <= a < 2^(top+2)
+    top = a.numerator.bit_length() - a.denominator.bit_length()  # 2^(top-1) < a < 2^(top+1)
     if Fraction(2) ** top > a:
-        top -= 1
+        top -= 1  # now 2^top <= a < 2^(top+1)
     quantum = Fraction(2) ** max(top - 23, -149)  # 24-bit significand; subnormals
     n = round(a / quantum)  # Fraction rounds half to even
     return f32(math.copysign(float(n * quantum), exact))
