@@ -52,7 +52,7 @@ for part in $parts; do
       # sections, then the stall samples of every SASS instruction (source page, csv)
       timeout ${T_NCU:-150} ncu --clock-control none --import-source yes --section SchedulerStats \
         --section WarpStateStats --section SourceCounters --section MemoryWorkloadAnalysis \
-        -k regex:halftone_rows_kernel -c 1 -f -o "$out/ncu" ./runner bench --one 8192 8192 1 0 0 -1 1 \
+        -k regex:"halftone_(pair|rows)_kernel" -c 1 -f -o "$out/ncu" ./runner bench --one 8192 8192 1 0 0 -1 1 \
         > "$out/ncu_run.txt" 2>&1
       echo "ncu rc=$?"
       ncu -i "$out/ncu.ncu-rep" > "$out/ncu.txt" 2>&1

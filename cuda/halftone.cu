@@ -4,7 +4,9 @@
  * GPUFX_HALFTONE_ROWS=2..4 the rows per thread of FS levels 2 u8 (bench),
  * GPUFX_HALFTONE_TRACE=file appends per-chunk clocks of the rows kernel to file (bench,
  * bench/halftone_gpu_trace.py; FS levels 2 gray 8-bit with block output only),
- * GPUFX_HALFTONE_OB=0 turns the block output off (bench: before / after in one run).
+ * GPUFX_HALFTONE_OB=0 turns the block output off (bench: before / after in one run),
+ * GPUFX_HALFTONE_PAIR=0 the paired kernel (halftone_pair.cuh, the block-output cases: one
+ * warp on the chain, one moving input and output) back to the rows kernel.
  * A small cached context keeps the stream, events, device buffers and pinned staging
  * buffers between calls; calls are serialised by its mutex. */
 #include "cuda_halftone.h"
@@ -20,6 +22,7 @@
 #include "halftone_bench.h"
 #include "halftone_kernel.cuh"
 #include "halftone_rows.cuh"
+#include "halftone_pair.cuh"
 #include "halftone_setup.cuh"
 
 using namespace gfxht;
@@ -283,21 +286,26 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
   const char *obe = getenv ("GPUFX_HALFTONE_OB");
   const bool ob = rows_block_out (in, kernel, levels, k) && !(obe && !strcmp (obe, "0"));
   const char *tf = getenv ("GPUFX_HALFTONE_TRACE"); /* bench: per-chunk clocks to a file */
-  rows_fn fn = ob ? pick_rows_fs_ob (tf != nullptr) : pick_rows (kernel, levels == 2, in->depth, k);
-  const int nw = rows_warps (bs, k, p.sb);
-  const size_t smem = (size_t) nw * p.warp_smem;
+  const char *pe = getenv ("GPUFX_HALFTONE_PAIR");
+  const bool paired = ob && !(pe && !strcmp (pe, "0"));
+  rows_fn fn = paired ? pick_pair_fs (tf != nullptr)
+             : ob     ? pick_rows_fs_ob (tf != nullptr)
+                      : pick_rows (kernel, levels == 2, in->depth, k);
+  /* warps per block: nw strips, or one strip on a pair of warps (the knob does not apply) */
+  const int nw = paired ? 1 : rows_warps (bs, k, p.sb), threads = paired ? 64 : 32 * nw;
+  const size_t smem = paired ? (size_t) pair::SMEM : (size_t) nw * p.warp_smem;
   const int warps = p.nch * p.nst;
   if ((status = boundary ((size_t) warps * 2 * p.width, err)))
     return status;
   p.in = ctx.d_in;
   p.out = ctx.d_out;
   if (!tf)
-    return timed_launch (fn, p, (warps + nw - 1) / nw, 32 * nw, smem, err);
+    return timed_launch (fn, p, (warps + nw - 1) / nw, threads, smem, err);
   p.trace_nc = (p.width + 31 * 5 + 64) / RC + 2; /* the chunks of K = 2 FS (wider skews: the first) */
   const size_t tw = (size_t) warps * (8 + 2 * p.trace_nc);
   CUDA_TRY (cudaMalloc (&p.trace, tw * 4));
   CUDA_TRY (cudaMemsetAsync (p.trace, 0, tw * 4, ctx.stream));
-  if ((status = timed_launch (fn, p, (warps + nw - 1) / nw, 32 * nw, smem, err)))
+  if ((status = timed_launch (fn, p, (warps + nw - 1) / nw, threads, smem, err)))
     return status;
   {
     unsigned *h = (unsigned *) malloc (tw * 4);

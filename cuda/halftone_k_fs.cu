@@ -2,6 +2,7 @@
  * halftone_rows.cuh). */
 #include "halftone_kernel.cuh"
 #include "halftone_rows.cuh"
+#include "halftone_pair.cuh"
 
 gfxht::kernel_fn
 gfxht::pick_fs (bool l2, int depth, bool big)
@@ -27,4 +28,10 @@ gfxht::pick_rows_fs_ob (bool trace)
 {
   return trace ? halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, true>
                : halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false>;
+}
+
+gfxht::rows_fn
+gfxht::pick_pair_fs (bool trace)
+{
+  return trace ? halftone_pair_kernel<true> : halftone_pair_kernel<false>;
 }

@@ -728,8 +728,11 @@ struct RStrip
     return (int) max (-(1ll << 30), min (q, 1ll << 30));
   }
 
+  /* Everything about the lane's rows that stays fixed over the strip: zero histories,
+   * input copy blocks, exports, block-output staging (also the paired kernel's,
+   * halftone_pair.cuh, whose warps each use a part of it). */
   __device__ void
-  run ()
+  setup ()
   {
     wd = p.width;
     ht = p.height;
@@ -756,8 +759,6 @@ struct RStrip
             cfh[j] = floor_div (p.in_bytes - 32 - blk0[j], cstep);
           }
       }
-    cadv = 0;
-    cn = 0;
     exporter = export_down && lane == 31;
     xmask = exporter ? ~0u : 0u;
     use_margin = import_up && p.margin > 0;
@@ -790,6 +791,34 @@ struct RStrip
           }
         dstep_m = (2ll * K * p.width - 2 * SL) * p.stride;
       }
+    cadv = 0;
+    cn = 0;
+  }
+
+  /* OB: the chunks of the strip (chunk c at b = X0 + c RC) are [0, n1) edge, [n1, n2)
+   * interior and [n2, nall) edge.  Interior are those with interior (b) and interior
+   * (b - RC), RC + 31 SL + (K - 1) L <= b <= width - RC in a strip of full height. */
+  __device__ __forceinline__ void
+  chunk_ranges (int &n1, int &n2, int &nall) const
+  {
+    nall = (x0_end - X0) / RC;
+    n1 = n2 = nall;
+    if (row0 + 32 * K <= ht)
+      {
+        const int clo = (RC + 31 * SL + (K - 1) * L - X0 + RC - 1) / RC;
+        const int chi = floor_div (wd - RC - X0, RC);
+        if (clo <= chi && clo < nall)
+          {
+            n1 = clo;
+            n2 = min (chi + 1, nall);
+          }
+      }
+  }
+
+  __device__ void
+  run ()
+  {
+    setup ();
     copy_in (0); /* chunks X0 and X0 + RC */
     copy_in (1);
     imp = mimp = 0;
@@ -799,25 +828,13 @@ struct RStrip
     tr = (OB ? TRACE : p.trace != nullptr) ? p.trace + (size_t) trace_id * (8 + 2 * p.trace_nc) + 8
                                            : nullptr;
     /* edge chunks, interior chunks, edge chunks: three loops (with the choice inside one
-     * loop the compiler folded the two bodies together, and interior chunks got slower).
-     * OB: chunk c is at b = X0 + c RC; interior are those with interior (b) and interior
-     * (b - RC), RC + 31 SL + (K - 1) L <= b <= width - RC in a strip of full height,
-     * counted once. */
+     * loop the compiler folded the two bodies together, and interior chunks got slower);
+     * OB counts them once (chunk_ranges). */
     int b = X0;
     if constexpr (OB)
       {
-        const int nall = (x0_end - X0) / RC;
-        int n1 = nall, n2 = nall;
-        if (row0 + 32 * K <= ht)
-          {
-            const int clo = (RC + 31 * SL + (K - 1) * L - X0 + RC - 1) / RC;
-            const int chi = floor_div (wd - RC - X0, RC);
-            if (clo <= chi && clo < nall)
-              {
-                n1 = clo;
-                n2 = min (chi + 1, nall);
-              }
-          }
+        int n1, n2, nall;
+        chunk_ranges (n1, n2, nall);
         int c = 0;
         for (; c < n1; c++, b += RC)
           iter<true> (b);

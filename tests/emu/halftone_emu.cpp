@@ -148,10 +148,53 @@ ld_import (const unsigned long long *p)
 static inline unsigned trace_clock () { return 0; }
 static inline unsigned long long trace_gtime () { return 0; }
 static inline unsigned trace_smid () { return 0; }
+/* the paired kernel's: named barriers over the block (ids 1 ..), the rest plain copies */
+namespace pair
+{
+static inline void
+bar_sync (int id)
+{
+  emu_block->named[id]->arrive_and_wait ();
+}
+static inline void
+bar_arrive (int id)
+{
+  (void) emu_block->named[id]->arrive ();
+}
+template <int N> static inline void cp_async_wait () {}
+static inline void
+ld_shared_f4 (sptr a, float &x, float &y, float &z, float &w)
+{
+  float v[4];
+  memcpy (v, a, 16);
+  x = v[0], y = v[1], z = v[2], w = v[3];
+}
+static inline void
+st_shared_f4 (sptr a, float x, float y, float z, float w)
+{
+  float v[4] = { x, y, z, w };
+  memcpy (a, v, 16);
+}
+static inline void
+ld_shared_u4 (sptr a, unsigned &x, unsigned &y, unsigned &z, unsigned &w)
+{
+  unsigned v[4];
+  memcpy (v, a, 16);
+  x = v[0], y = v[1], z = v[2], w = v[3];
+}
+static inline void
+st_shared_u4 (sptr a, unsigned x, unsigned y, unsigned z, unsigned w)
+{
+  unsigned v[4] = { x, y, z, w };
+  memcpy (a, v, 16);
+}
+static inline unsigned ld_shared_u8 (sptr a) { return *a; }
+} // namespace pair
 } // namespace gfxht
 
 #include "../../cuda/halftone_kernel.cuh"
 #include "../../cuda/halftone_rows.cuh"
+#include "../../cuda/halftone_pair.cuh"
 #include "../../cuda/halftone_setup.cuh"
 
 /* ---- launching ---- */
@@ -239,6 +282,8 @@ rpick1 (int k, bool l2, int depth)
     }
 }
 
+static bool rows_unpaired; /* --unpaired: the rows kernel's block output, not the paired kernel */
+
 /* rows per thread K (2..4), block size bs as the knob (warps per block, rows_warps) */
 static void
 emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, int bs, int margin,
@@ -258,8 +303,20 @@ emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, in
   p.bnd = bnd.data ();
   p.ticket = &ticket;
   p.epoch = ++epoch_counter;
-  rows_fn fn = rows_block_out (in, kernel, levels, K)
-                 ? halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false>
+  const bool ob = rows_block_out (in, kernel, levels, K);
+  if (ob && !rows_unpaired) /* the paired kernel: a block of two warps a strip */
+    {
+      emu_launch (
+        p.nst, 64,
+        [&] (EmuBlock &blk) {
+          blk.smem.assign ((size_t) pair::SMEM, 0x5a);
+          for (int id = 0; id < 1 + 2 * pair::NB; id++)
+            blk.named.push_back (std::make_unique<std::barrier<>> (64));
+        },
+        [&] { halftone_pair_kernel<false> (p); });
+      return;
+    }
+  rows_fn fn = ob       ? halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false>
              : K == 2 ? rpick1<2> (kernel, levels == 2, in->depth)
              : K == 3 ? rpick1<3> (kernel, levels == 2, in->depth)
                       : rpick1<4> (kernel, levels == 2, in->depth);
@@ -353,13 +410,19 @@ suite (int full)
   check (120, 300, 1, GFX_U8, 1, 2, 128, 0); /* several warps and strips */
   if (rows_k)
     {
-      /* FS gray 8-bit with widths a multiple of 16: K = 2 writes aligned 16-byte blocks */
-      check (16, 1, 1, GFX_U8, 0, 2, 32, 0);
-      check (16, 130, 1, GFX_U8, 0, 2, 32, 3);
-      check (48, 70, 1, GFX_U8, 0, 2, 64, 0);
-      check (208, 65, 1, GFX_U8, 0, 2, 32, 0);
-      check (416, 200, 1, GFX_U8, 0, 2, 96, 0);  /* interior chunks, several strips */
-      check (432, 129, 1, GFX_U8, 0, 2, 32, 40);
+      /* FS gray 8-bit with widths a multiple of 16, K = 2: the paired kernel, then the
+       * rows kernel writing aligned 16-byte blocks */
+      for (bool unpaired : { false, true })
+        {
+          rows_unpaired = unpaired;
+          check (16, 1, 1, GFX_U8, 0, 2, 32, 0);
+          check (16, 130, 1, GFX_U8, 0, 2, 32, 3);
+          check (48, 70, 1, GFX_U8, 0, 2, 64, 0);
+          check (208, 65, 1, GFX_U8, 0, 2, 32, 0);
+          check (416, 200, 1, GFX_U8, 0, 2, 96, 0); /* interior chunks, several strips */
+          check (432, 129, 1, GFX_U8, 0, 2, 32, 40);
+        }
+      rows_unpaired = false;
       check (333, 401, 1, GFX_U8, 0, 2, 64, 0);  /* fast path and several strips */
       check (300, 290, 3, GFX_U8, 0, 2, 1024, 3);
       check (97, 200, 4, GFX_F32, 2, 3, 0, 0);

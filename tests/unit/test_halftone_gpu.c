@@ -125,22 +125,27 @@ sizes_sweep (int quick)
     compare (wh[i][0], wh[i][1], 1, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, 4);
 }
 
-/* FS levels 2 gray 8-bit with widths a multiple of 16: the rows kernel writes aligned
- * 16-byte blocks (rows_block_out); the same sizes with GPUFX_HALFTONE_OB=0 as well. */
+/* FS levels 2 gray 8-bit with widths a multiple of 16 (rows_block_out): the paired kernel
+ * (the default), the rows kernel's aligned 16-byte blocks (GPUFX_HALFTONE_PAIR=0) and its
+ * byte write-back (GPUFX_HALFTONE_OB=0). */
 static void
 block_out_sweep (int quick)
 {
   static const int wh[][2] = { { 16, 1 }, { 16, 300 }, { 48, 70 }, { 208, 65 }, { 416, 200 },
-                               { 512, 513 }, { 1024, 129 }, { 2048, 300 }, { 4096, 1000 } };
+                               { 512, 513 }, { 1024, 129 }, { 2048, 300 }, { 4096, 1000 },
+                               { 160, 64 }, { 8192, 131 } };
   const int bs[] = { 0, 32, 64, 128, 1024 }, mg[] = { -1, 0, 1, 40, 100000 };
-  int n = quick ? 5 : 9;
-  for (int off = 0; off < 2; off++)
+  int n = quick ? 5 : 11;
+  for (int mode = 0; mode < 3; mode++)
     {
-      if (off)
+      if (mode == 1)
+        setenv ("GPUFX_HALFTONE_PAIR", "0", 1);
+      if (mode == 2)
         setenv ("GPUFX_HALFTONE_OB", "0", 1);
-      for (int i = 0; i < n; i += off ? 2 : 1)
+      for (int i = 0; i < n; i += mode ? 2 : 1)
         compare (wh[i][0], wh[i][1], 1, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, quick ? 3 : 5);
     }
+  unsetenv ("GPUFX_HALFTONE_PAIR");
   unsetenv ("GPUFX_HALFTONE_OB");
 }
 

@@ -1,0 +1,314 @@
+/* The paired GPU error-diffusion kernel: Floyd-Steinberg, levels 2, gray 8-bit, rows a
+ * multiple of 16 bytes (rows_block_out), as the rows kernel's block-output path (same
+ * strips, geometry, hand-off words and sums: RStrip in halftone_rows.cuh) but with the
+ * work that is not on the dependent chain moved off the strip's warp.
+ *
+ * Why.  A strip's warp is alone on its SM scheduler (a 8192-wide image keeps ~50 strips in
+ * flight on 528 schedulers), so everything it issues lengthens its steps: of the 827
+ * instructions of an interior chunk of the rows kernel (16 steps, 2 rows a lane) only ~336
+ * are the steps; the rest moved the input in (cp.async, 32 byte loads, conversions to
+ * float) and the output out (staging, funnel shifts, 16-byte stores).
+ *
+ * How.  Each block is two warps on two schedulers, working on one strip:
+ * - the chain warp (warp 0) runs the steps: per chunk it waits for its inputs (a named
+ *   barrier), loads them as floats (8 shared 16-byte loads), waits for the strip above's
+ *   words, runs 16 steps exporting its last row, and leaves the level indices (2 shared
+ *   16-byte stores);
+ * - the helper warp (warp 1) copies each chunk's input bytes in (cp.async, RING chunks
+ *   ahead), converts them to the chain warp's floats ((float) k * (1 / 255.0f), the very
+ *   expression of tile_sample), and writes the finished chunks' level indices out as
+ *   aligned 16-byte blocks (RStrip::block_out).
+ * Chunk c uses slot c % NB of the float ring and of the index ring.  Named barriers per
+ * slot: FULL (helper arrives, chain syncs: the floats of chunk c are in) and DONE (chain
+ * arrives, helper syncs: chunk c's floats are read and its indices written).  The helper
+ * fills slot s again only after DONE of the chunk that used it, and the chain writes its
+ * indices into slot s only after FULL of the chunk after that, so no barrier phase ever
+ * gets two arrivals from one side.  Blocks take strips from the ticket in start order as
+ * the rows kernel's warps do, so a block only waits for blocks that started before it. */
+#ifndef GFX_HALFTONE_PAIR_CUH
+#define GFX_HALFTONE_PAIR_CUH
+
+namespace gfxht
+{
+
+namespace pair
+{
+constexpr int NB = 4;     /* chunks in flight between the two warps (float and index rings) */
+constexpr int NBYTE = 4;  /* input byte ring (copies RING - 1 chunks ahead of conversion) */
+constexpr int K = 2;      /* rows a lane */
+constexpr int FSTRIDE = 20; /* floats per lane row of the float ring (16 + 4: no bank
+                               conflicts for the chain warp's 16-byte loads) */
+constexpr int PITCH = rows_pitch (1);
+
+/* shared bytes of the parts of one block */
+constexpr int TIN = NBYTE * K * 32 * PITCH;   /* input bytes */
+constexpr int TQ = K * 32 * ROB;              /* block-output staging (helper) */
+constexpr int FIN = NB * K * 32 * FSTRIDE * 4; /* input floats */
+constexpr int QR = NB * K * 32 * RQW;         /* level indices */
+constexpr int SMEM = TIN + TQ + FIN + QR + 16; /* + the strip's ticket */
+
+constexpr int FULL_ID = 1, DONE_ID = 1 + NB; /* named barrier ids (0: __syncthreads) */
+
+#ifndef GFXHT_EMULATE
+/* The non-aligned barrier forms: the two warps arrive from different code. */
+__device__ __forceinline__ void
+bar_sync (int id)
+{
+  asm volatile ("barrier.sync %0, 64;" ::"r"(id) : "memory");
+}
+
+__device__ __forceinline__ void
+bar_arrive (int id)
+{
+  asm volatile ("barrier.arrive %0, 64;" ::"r"(id) : "memory");
+}
+
+template <int N>
+__device__ __forceinline__ void
+cp_async_wait ()
+{
+  asm volatile ("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void
+ld_shared_f4 (sptr a, float &x, float &y, float &z, float &w)
+{
+  asm volatile ("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                : "=f"(x), "=f"(y), "=f"(z), "=f"(w) : "r"(a));
+}
+
+__device__ __forceinline__ void
+st_shared_f4 (sptr a, float x, float y, float z, float w)
+{
+  asm volatile ("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(a), "f"(x), "f"(y), "f"(z),
+                "f"(w) : "memory");
+}
+
+__device__ __forceinline__ void
+ld_shared_u4 (sptr a, unsigned &x, unsigned &y, unsigned &z, unsigned &w)
+{
+  asm volatile ("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(a) : "memory");
+}
+
+__device__ __forceinline__ void
+st_shared_u4 (sptr a, unsigned x, unsigned y, unsigned z, unsigned w)
+{
+  asm volatile ("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(x), "r"(y), "r"(z),
+                "r"(w) : "memory");
+}
+
+__device__ __forceinline__ unsigned
+ld_shared_u8 (sptr a)
+{
+  unsigned v;
+  asm volatile ("ld.shared.u8 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
+  return v;
+}
+#endif
+
+template <bool TRACE>
+struct Pair
+{
+  using S = RStrip<GFX_KERNEL_FS, true, 0, K, true, TRACE>;
+  S &s;
+  sptr fin, qr; /* the float ring and the index ring (shared addresses) */
+
+  /* the lane's row j in slot `slot` of the float ring, of the index ring */
+  __device__ __forceinline__ sptr
+  fslot (int slot, int j) const
+  {
+    return fin + ((slot * K + j) * 32 + s.lane) * FSTRIDE * 4;
+  }
+
+  __device__ __forceinline__ sptr
+  qslot (int slot, int j) const
+  {
+    return qr + ((slot * K + j) * 32 + s.lane) * RQW;
+  }
+
+  /* ---- the chain warp ---- */
+
+  template <bool CHECK>
+  __device__ __forceinline__ void
+  chain_chunk (int b, int c)
+  {
+    const int slot = c % NB;
+    bar_sync (FULL_ID + slot);
+#pragma unroll
+    for (int j = 0; j < K; j++)
+#pragma unroll
+      for (int q = 0; q < RC / 4; q++)
+        ld_shared_f4 (fslot (slot, j) + 16 * q, s.in[j][4 * q], s.in[j][4 * q + 1],
+                      s.in[j][4 * q + 2], s.in[j][4 * q + 3]);
+    const int tci = (b - S::X0) / RC;
+    if (TRACE && s.lane == 0 && tci < s.p.trace_nc)
+      s.tr[2 * tci] = trace_clock ();
+    const float impv = s.import_install (b);
+    if (TRACE && s.lane == 0 && tci < s.p.trace_nc)
+      s.tr[2 * tci + 1] = trace_clock ();
+    unsigned vm[K] = {};
+    unsigned long long *ex = s.dn1 + (b - s.lane * S::SL - (K - 1) * S::L);
+    if (CHECK)
+      s.step_masks (b, vm);
+#pragma unroll
+    for (int i = 0; i < RC; i++)
+      {
+        s.template step<CHECK> (i, impv, vm, ex, vm[K - 1] & s.xmask);
+        if (i == RC / 2) /* the next chunk's hand-off words (as the rows kernel) */
+          s.import_issue (b + RC);
+      }
+#pragma unroll
+    for (int j = 0; j < K; j++)
+      st_shared_u4 (qslot (slot, j), s.qw[j][0], s.qw[j][1], s.qw[j][2], s.qw[j][3]);
+    bar_arrive (DONE_ID + slot);
+  }
+
+  __device__ void
+  chain ()
+  {
+    s.imp = s.mimp = 0;
+    s.impp = (s.lane < 16 ? s.up1 : s.up2) + (s.lane < 16 ? s.lane + S::L : s.lane - 16 + 2 * S::L);
+    s.import_issue (S::X0);
+    int n1, n2, nall;
+    s.chunk_ranges (n1, n2, nall);
+    int c = 0, b = S::X0;
+    for (; c < n1; c++, b += RC)
+      chain_chunk<true> (b, c);
+    for (; c < n2; c++, b += RC)
+      chain_chunk<false> (b, c);
+    for (; c < nall; c++, b += RC)
+      chain_chunk<true> (b, c);
+    if (TRACE && s.lane == 0)
+      {
+        unsigned long long g = trace_gtime ();
+        s.tr[-4] = (unsigned) g;
+        s.tr[-3] = (unsigned) (g >> 32);
+        s.tr[-2] = trace_clock ();
+      }
+  }
+
+  /* ---- the helper warp ---- */
+
+  /* chunk c's input bytes (byte slot c % NBYTE, copied by copy_in) to floats in its slot */
+  __device__ __forceinline__ void
+  convert (int c)
+  {
+    const sptr t0 = to_sptr (s.tin);
+#pragma unroll
+    for (int j = 0; j < K; j++)
+      {
+        const sptr src = t0 + (((c % NBYTE) * K + j) * 32 + s.lane) * PITCH + s.off[j];
+        float v[RC];
+#pragma unroll
+        for (int i = 0; i < RC; i++)
+          v[i] = (float) ld_shared_u8 (src + i) * (1.0f / 255.0f);
+#pragma unroll
+        for (int q = 0; q < RC / 4; q++)
+          st_shared_f4 (fslot (c % NB, j) + 16 * q, v[4 * q], v[4 * q + 1], v[4 * q + 2],
+                        v[4 * q + 3]);
+      }
+  }
+
+  /* chunk c's level indices (DONE waited for) out as 16-byte blocks */
+  __device__ __forceinline__ void
+  write_out (int c)
+  {
+#pragma unroll
+    for (int j = 0; j < K; j++)
+      ld_shared_u4 (qslot (c % NB, j), s.qw[j][0], s.qw[j][1], s.qw[j][2], s.qw[j][3]);
+    s.block_out (S::X0 + c * RC);
+  }
+
+  __device__ void
+  helper ()
+  {
+    int n1, n2, nall;
+    s.chunk_ranges (n1, n2, nall);
+    /* copy_in moves on a chunk a call: chunks 0 .. NBYTE - 2 first */
+    for (int c = 0; c < NBYTE - 1; c++)
+      s.copy_in (c % NBYTE);
+    for (int c = 0; c < nall; c++)
+      {
+        s.copy_in ((c + NBYTE - 1) % NBYTE); /* chunk c + NBYTE - 1 (past the end: harmless) */
+        cp_async_wait<NBYTE - 1> ();         /* chunk c's bytes are in */
+        __syncwarp ();
+        if (c >= NB)
+          {
+            bar_sync (DONE_ID + c % NB); /* chunk c - NB is done: its slots are free */
+            write_out (c - NB);
+          }
+        convert (c);
+        bar_arrive (FULL_ID + c % NB);
+      }
+    for (int c = max (0, nall - NB); c < nall; c++)
+      {
+        bar_sync (DONE_ID + c % NB);
+        write_out (c);
+      }
+  }
+};
+} // namespace pair
+
+/* One block, two warps, one strip (RParams as the rows kernel's, FS levels 2 gray 8-bit). */
+template <bool TRACE>
+__global__ void __launch_bounds__ (64)
+halftone_pair_kernel (const __grid_constant__ RParams p)
+{
+  GFXHT_DYNAMIC_SMEM (smem);
+  using P = pair::Pair<TRACE>;
+  using SS = typename P::S;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  unsigned *ticket = (unsigned *) (smem + pair::SMEM - 16);
+  if (threadIdx.x == 0)
+    *ticket = atomicAdd (p.ticket, 1u); /* start order, never blockIdx */
+  __syncthreads ();
+  const unsigned t = *ticket;
+  if (t >= (unsigned) (p.nch * p.nst))
+    return;
+  const int strip = (int) t;
+  if (TRACE && warp == 0 && lane == 0)
+    {
+      unsigned *tr = p.trace + (size_t) t * (8 + 2 * p.trace_nc);
+      unsigned long long g = trace_gtime ();
+      tr[0] = (unsigned) g;
+      tr[1] = (unsigned) (g >> 32);
+      tr[2] = trace_clock ();
+      tr[3] = trace_smid ();
+      tr[7] = t;
+    }
+  SS s{ p };
+  s.trace_id = (int) t;
+  s.tin = smem;
+  s.tq = smem + pair::TIN;
+  s.lane = lane;
+  s.row0 = strip * 32 * pair::K;
+  s.ch = 0;
+  {
+    int steps = p.width + 31 * SS::SL + (pair::K - 1) * SS::L - SS::X0;
+    s.x0_end = SS::X0 + (steps + RC - 1) / RC * RC;
+  }
+  s.import_up = strip > 0;
+  s.export_down = strip + 1 < p.nst;
+  s.margin_met = false;
+  size_t plane = (size_t) p.width * 2;
+  unsigned long long *mine = p.bnd + (size_t) strip * plane;
+  s.dn1 = mine;
+  s.dn2 = mine + p.width;
+  s.up1 = mine - plane;
+  s.up2 = mine - plane + p.width;
+  s.tr = TRACE ? p.trace + (size_t) t * (8 + 2 * p.trace_nc) + 8 : nullptr;
+  s.setup ();
+  P pr{ s, to_sptr (smem + pair::TIN + pair::TQ), to_sptr (smem + pair::TIN + pair::TQ + pair::FIN) };
+  if (warp == 0)
+    pr.chain ();
+  else
+    pr.helper ();
+}
+
+/* FS levels 2 gray 8-bit with rows_block_out (trace: with the bench trace) */
+rows_fn pick_pair_fs (bool trace);
+
+} // namespace gfxht
+
+#endif
