@@ -283,17 +283,17 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
   const int k = rows_k (kernel, levels, in->depth);
   RParams p;
   fill_rparams (p, in, kernel, levels, k, margin, rows_in_bytes (gfx_image_bytes (in)));
-  const char *obe = getenv ("GPUFX_HALFTONE_OB");
+  const char *obe = getenv ("GPUFX_HALFTONE_OB"), *pe = getenv ("GPUFX_HALFTONE_PAIR");
   const bool ob = rows_block_out (in, kernel, levels, k) && !(obe && !strcmp (obe, "0"));
+  const bool paired = pair_fits (in, kernel, levels) && !(pe && !strcmp (pe, "0"))
+                      && !(obe && !strcmp (obe, "0"));
   const char *tf = getenv ("GPUFX_HALFTONE_TRACE"); /* bench: per-chunk clocks to a file */
-  const char *pe = getenv ("GPUFX_HALFTONE_PAIR");
-  const bool paired = ob && !(pe && !strcmp (pe, "0"));
-  rows_fn fn = paired ? pick_pair_fs (tf != nullptr)
+  rows_fn fn = paired ? pick_pair_fs (k, tf != nullptr)
              : ob     ? pick_rows_fs_ob (tf != nullptr)
                       : pick_rows (kernel, levels == 2, in->depth, k);
   /* warps per block: nw strips, or one strip on a pair of warps (the knob does not apply) */
   const int nw = paired ? 1 : rows_warps (bs, k, p.sb), threads = paired ? 64 : 32 * nw;
-  const size_t smem = paired ? (size_t) pair::SMEM : (size_t) nw * p.warp_smem;
+  const size_t smem = paired ? (size_t) pair::smem_bytes (k) : (size_t) nw * p.warp_smem;
   const int warps = p.nch * p.nst;
   if ((status = boundary ((size_t) warps * 2 * p.width, err)))
     return status;
@@ -301,7 +301,7 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
   p.out = ctx.d_out;
   if (!tf)
     return timed_launch (fn, p, (warps + nw - 1) / nw, threads, smem, err);
-  p.trace_nc = (p.width + 31 * 5 + 64) / RC + 2; /* the chunks of K = 2 FS (wider skews: the first) */
+  p.trace_nc = (p.width + 31 * 9 + 64) / RC + 2; /* the chunks of FS with K <= 4 (wider skews: the first) */
   const size_t tw = (size_t) warps * (8 + 2 * p.trace_nc);
   CUDA_TRY (cudaMalloc (&p.trace, tw * 4));
   CUDA_TRY (cudaMemsetAsync (p.trace, 0, tw * 4, ctx.stream));

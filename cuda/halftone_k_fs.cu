@@ -31,7 +31,11 @@ gfxht::pick_rows_fs_ob (bool trace)
 }
 
 gfxht::rows_fn
-gfxht::pick_pair_fs (bool trace)
+gfxht::pick_pair_fs (int k, bool trace)
 {
-  return trace ? halftone_pair_kernel<true> : halftone_pair_kernel<false>;
+  if (k == 3)
+    return trace ? halftone_pair_kernel<3, true> : halftone_pair_kernel<3, false>;
+  if (k == 4)
+    return trace ? halftone_pair_kernel<4, true> : halftone_pair_kernel<4, false>;
+  return trace ? halftone_pair_kernel<2, true> : halftone_pair_kernel<2, false>;
 }

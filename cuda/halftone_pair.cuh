@@ -34,18 +34,21 @@ namespace gfxht
 namespace pair
 {
 constexpr int NB = 4;     /* chunks in flight between the two warps (float and index rings) */
-constexpr int NBYTE = 4;  /* input byte ring (copies RING - 1 chunks ahead of conversion) */
-constexpr int K = 2;      /* rows a lane */
+constexpr int NBYTE = 4;  /* input byte ring (copies NBYTE - 1 chunks ahead of conversion) */
 constexpr int FSTRIDE = 20; /* floats per lane row of the float ring (16 + 4: no bank
                                conflicts for the chain warp's 16-byte loads) */
 constexpr int PITCH = rows_pitch (1);
 
-/* shared bytes of the parts of one block */
-constexpr int TIN = NBYTE * K * 32 * PITCH;   /* input bytes */
-constexpr int TQ = K * 32 * ROB;              /* block-output staging (helper) */
-constexpr int FIN = NB * K * 32 * FSTRIDE * 4; /* input floats */
-constexpr int QR = NB * K * 32 * RQW;         /* level indices */
-constexpr int SMEM = TIN + TQ + FIN + QR + 16; /* + the strip's ticket */
+/* shared bytes of the parts of one block, K rows a lane */
+__host__ __device__ constexpr int tin_bytes (int K) { return NBYTE * K * 32 * PITCH; }   /* input bytes */
+__host__ __device__ constexpr int tq_bytes (int K) { return K * 32 * ROB; }              /* output staging */
+__host__ __device__ constexpr int fin_bytes (int K) { return NB * K * 32 * FSTRIDE * 4; } /* input floats */
+__host__ __device__ constexpr int qr_bytes (int K) { return NB * K * 32 * RQW; }         /* level indices */
+__host__ __device__ constexpr int
+smem_bytes (int K) /* + the strip's ticket */
+{
+  return tin_bytes (K) + tq_bytes (K) + fin_bytes (K) + qr_bytes (K) + 16;
+}
 
 constexpr int FULL_ID = 1, DONE_ID = 1 + NB; /* named barrier ids (0: __syncthreads) */
 
@@ -107,7 +110,7 @@ ld_shared_u8 (sptr a)
 }
 #endif
 
-template <bool TRACE>
+template <int K, bool TRACE>
 struct Pair
 {
   using S = RStrip<GFX_KERNEL_FS, true, 0, K, true, TRACE>;
@@ -250,16 +253,17 @@ struct Pair
 };
 } // namespace pair
 
-/* One block, two warps, one strip (RParams as the rows kernel's, FS levels 2 gray 8-bit). */
-template <bool TRACE>
+/* One block, two warps, one strip of 32 K rows (RParams as the rows kernel's, FS levels 2
+ * gray 8-bit). */
+template <int K, bool TRACE>
 __global__ void __launch_bounds__ (64)
 halftone_pair_kernel (const __grid_constant__ RParams p)
 {
   GFXHT_DYNAMIC_SMEM (smem);
-  using P = pair::Pair<TRACE>;
+  using P = pair::Pair<K, TRACE>;
   using SS = typename P::S;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  unsigned *ticket = (unsigned *) (smem + pair::SMEM - 16);
+  unsigned *ticket = (unsigned *) (smem + pair::smem_bytes (K) - 16);
   if (threadIdx.x == 0)
     *ticket = atomicAdd (p.ticket, 1u); /* start order, never blockIdx */
   __syncthreads ();
@@ -280,12 +284,12 @@ halftone_pair_kernel (const __grid_constant__ RParams p)
   SS s{ p };
   s.trace_id = (int) t;
   s.tin = smem;
-  s.tq = smem + pair::TIN;
+  s.tq = smem + pair::tin_bytes (K);
   s.lane = lane;
-  s.row0 = strip * 32 * pair::K;
+  s.row0 = strip * 32 * K;
   s.ch = 0;
   {
-    int steps = p.width + 31 * SS::SL + (pair::K - 1) * SS::L - SS::X0;
+    int steps = p.width + 31 * SS::SL + (K - 1) * SS::L - SS::X0;
     s.x0_end = SS::X0 + (steps + RC - 1) / RC * RC;
   }
   s.import_up = strip > 0;
@@ -299,15 +303,16 @@ halftone_pair_kernel (const __grid_constant__ RParams p)
   s.up2 = mine - plane + p.width;
   s.tr = TRACE ? p.trace + (size_t) t * (8 + 2 * p.trace_nc) + 8 : nullptr;
   s.setup ();
-  P pr{ s, to_sptr (smem + pair::TIN + pair::TQ), to_sptr (smem + pair::TIN + pair::TQ + pair::FIN) };
+  const int fin = pair::tin_bytes (K) + pair::tq_bytes (K);
+  P pr{ s, to_sptr (smem + fin), to_sptr (smem + fin + pair::fin_bytes (K)) };
   if (warp == 0)
     pr.chain ();
   else
     pr.helper ();
 }
 
-/* FS levels 2 gray 8-bit with rows_block_out (trace: with the bench trace) */
-rows_fn pick_pair_fs (bool trace);
+/* FS levels 2 gray 8-bit with pair_fits, k rows a lane (2..4; trace: with the bench trace) */
+rows_fn pick_pair_fs (int k, bool trace);
 
 } // namespace gfxht
 

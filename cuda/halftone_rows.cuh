@@ -199,6 +199,24 @@ funnel_r (unsigned lo, unsigned hi, unsigned sh)
   return __funnelshift_r (lo, hi, sh);
 }
 
+/* 1.0f where v >= th, else 0.0f (set.ge.f32: one instruction into a register) */
+__device__ __forceinline__ float
+set_ge (float v, float th)
+{
+  float r;
+  asm ("set.ge.f32.f32 %0, %1, %2;" : "=f"(r) : "f"(v), "f"(th));
+  return r;
+}
+
+/* prmt.b32 in its default mode (a selector nibble with bit 3 set sign-replicates its byte) */
+__device__ __forceinline__ unsigned
+prmt (unsigned a, unsigned b, unsigned sel)
+{
+  unsigned r;
+  asm ("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
+  return r;
+}
+
 /* The import load: no "memory" clobber (the word is self-contained: flag and value in one;
  * measured with and without on the H100: no difference). */
 __device__ __forceinline__ unsigned long long
@@ -254,6 +272,14 @@ tile_sample (const unsigned char *p)
     return *(const float *) p;
 }
 
+/* Four steps' level-2 flags (1.0f or 0.0f, as set_ge makes them) as four index bytes, 255
+ * or 0: byte 2 of 1.0f is 0x80, whose sign the selectors 0xA and 0xE replicate. */
+__device__ __forceinline__ unsigned
+pack_flags (const unsigned (&f)[4])
+{
+  return prmt (prmt (f[0], f[1], 0xeau), prmt (f[2], f[3], 0xeau), 0x5410u);
+}
+
 /* OB (block output; levels 2, gray 8-bit, width a multiple of 16): every lane writes each of
  * its rows as aligned 16-byte blocks, one a chunk, instead of the level-index tile written
  * back a byte a step.  TRACE: the bench's per-chunk clocks (p.trace). */
@@ -295,6 +321,7 @@ struct RStrip
   float h[K + 2][D];                            /* rows -2, -1, 0 .. K-1 */
   float in[K][RC];                              /* this chunk's input samples */
   unsigned qw[K][RC / 4];                       /* this chunk's level indices, packed */
+  unsigned qf[K][4];                            /* OB: the last four steps' flags (set_ge) */
   int off[K];                                   /* byte of column 0 of a chunk in its tile row */
   long long blk0[K];                            /* input byte of row j's first block at X0 */
   sptr dst0[K];                                 /* row j's tile row in input buffer 0 */
@@ -489,7 +516,7 @@ struct RStrip
      * rows are independent, and this order makes the compiler interleave their chains
      * (row by row it scheduled them one after the other). */
     float acc[K], e[K];
-    unsigned q[K];
+    unsigned q[K] = {};
 #pragma unroll
     for (int j = 0; j < K; j++)
       acc[j] = in[j][i];
@@ -507,7 +534,16 @@ struct RStrip
       {
         const float v = acc[j];
         float ev;
-        if (LV2)
+        if (OB)
+          {
+            /* the test as a float: v - s has the bits of v - 1 or v, and from the sum to
+             * the error is one set and one add (a predicate and a predicated add took ~6
+             * cycles longer on the H100, on the dependent chain) */
+            const float s = set_ge (v, p.th);
+            qf[j][i & 3] = __float_as_uint (s);
+            ev = v - s;
+          }
+        else if (LV2)
           {
             bool up = v >= p.th;
             q[j] = up ? (DEPTH == 0 ? 255u : 1u) : 0u;
@@ -528,7 +564,12 @@ struct RStrip
 #pragma unroll
     for (int j = 0; j < K; j++)
       {
-        if ((i & 3) == 0)
+        if (OB)
+          {
+            if ((i & 3) == 3)
+              qw[j][i >> 2] = pack_flags (qf[j]);
+          }
+        else if ((i & 3) == 0)
           qw[j][i >> 2] = q[j];
         else
           qw[j][i >> 2] |= q[j] << (8 * (i & 3));

@@ -130,6 +130,15 @@ rows_block_out (const gfx_image *in, int kernel, int levels, int K)
          && in->channels == 1 && in->width % 16 == 0;
 }
 
+/* Whether the paired kernel (halftone_pair.cuh) runs it: FS levels 2 on gray 8-bit images
+ * whose rows are whole 16-byte blocks, any rows a thread. */
+inline bool
+pair_fits (const gfx_image *in, int kernel, int levels)
+{
+  return kernel == GFX_KERNEL_FS && levels == 2 && in->depth == GFX_U8 && in->channels == 1
+         && in->width % 16 == 0;
+}
+
 /* Input buffer bytes the rows kernel may read (its 16-byte blocks): */
 inline long long
 rows_in_bytes (size_t bytes)

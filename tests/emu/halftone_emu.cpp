@@ -126,6 +126,23 @@ funnel_r (unsigned lo, unsigned hi, unsigned sh)
 {
   return (unsigned) ((((unsigned long long) hi << 32) | lo) >> sh);
 }
+static inline float
+set_ge (float v, float th)
+{
+  return v >= th ? 1.0f : 0.0f;
+}
+static inline unsigned
+prmt (unsigned a, unsigned b, unsigned sel) /* default mode: bit 3 of a nibble sign-replicates */
+{
+  const unsigned long long x = ((unsigned long long) b << 32) | a;
+  unsigned r = 0;
+  for (int n = 0; n < 4; n++)
+    {
+      const unsigned s = (sel >> (4 * n)) & 15u, byte = (unsigned) (x >> (8 * (s & 7u))) & 255u;
+      r |= ((s & 8u) ? (byte & 128u ? 255u : 0u) : byte) << (8 * n);
+    }
+  return r;
+}
 template <int DEPTH>
 static inline float
 tile_sample_v (sptr a) /* as tile_sample in halftone_rows.cuh */
@@ -304,16 +321,20 @@ emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, in
   p.ticket = &ticket;
   p.epoch = ++epoch_counter;
   const bool ob = rows_block_out (in, kernel, levels, K);
-  if (ob && !rows_unpaired) /* the paired kernel: a block of two warps a strip */
+  if (pair_fits (in, kernel, levels) && !rows_unpaired) /* a block of two warps a strip */
     {
       emu_launch (
         p.nst, 64,
         [&] (EmuBlock &blk) {
-          blk.smem.assign ((size_t) pair::SMEM, 0x5a);
+          blk.smem.assign ((size_t) pair::smem_bytes (K), 0x5a);
           for (int id = 0; id < 1 + 2 * pair::NB; id++)
             blk.named.push_back (std::make_unique<std::barrier<>> (64));
         },
-        [&] { halftone_pair_kernel<false> (p); });
+        [&] {
+          K == 2   ? halftone_pair_kernel<2, false> (p)
+          : K == 3 ? halftone_pair_kernel<3, false> (p)
+                   : halftone_pair_kernel<4, false> (p);
+        });
       return;
     }
   rows_fn fn = ob       ? halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false>
