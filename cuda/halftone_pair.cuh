@@ -19,11 +19,11 @@
  *   expression of tile_sample), and writes the finished chunks' level indices out as
  *   aligned 16-byte blocks (RStrip::block_out).
  * Chunk c uses slot c % NB of the float ring and of the index ring.  Named barriers per
- * slot: FULL (helper arrives, chain syncs: the floats of chunk c are in) and DONE (chain
- * arrives, helper syncs: chunk c's floats are read and its indices written).  The helper
- * fills slot s again only after DONE of the chunk that used it, and the chain writes its
- * indices into slot s only after FULL of the chunk after that, so no barrier phase ever
- * gets two arrivals from one side.  Blocks take strips from the ticket in start order as
+ * slot: FULL (both warps sync: the floats of chunk c are in, and the helper's reads of the
+ * slot's old indices are done) and DONE (chain arrives, helper syncs: chunk c's floats are
+ * read and its indices written).  The helper fills slot s again only after DONE of the
+ * chunk that used it, and the chain writes its indices into slot s only after FULL of the
+ * chunk after that, so no barrier phase ever gets two arrivals from one side.  Blocks take strips from the ticket in start order as
  * the rows kernel's warps do, so a block only waits for blocks that started before it. */
 #ifndef GFX_HALFTONE_PAIR_CUH
 #define GFX_HALFTONE_PAIR_CUH
@@ -242,7 +242,13 @@ struct Pair
             write_out (c - NB);
           }
         convert (c);
-        bar_arrive (FULL_ID + c % NB);
+        /* A sync, not an arrive: it also orders this warp's reads of the index slot
+         * (write_out above) before the chain warp writes it again.  An arrive would do
+         * by the PTX memory model, but compute-sanitizer racecheck orders only the
+         * writes made before an arrive, and reported those reads.  The helper now waits
+         * until the chain starts chunk c, which leaves it a chunk's time for the next
+         * one (it needs about a third). */
+        bar_sync (FULL_ID + c % NB);
       }
     for (int c = max (0, nall - NB); c < nall; c++)
       {
