@@ -276,37 +276,14 @@ halftone_pair_kernel (const __grid_constant__ RParams p)
   const unsigned t = *ticket;
   if (t >= (unsigned) (p.nch * p.nst))
     return;
-  const int strip = (int) t;
   if (TRACE && warp == 0 && lane == 0)
-    {
-      unsigned *tr = p.trace + (size_t) t * (8 + 2 * p.trace_nc);
-      unsigned long long g = trace_gtime ();
-      tr[0] = (unsigned) g;
-      tr[1] = (unsigned) (g >> 32);
-      tr[2] = trace_clock ();
-      tr[3] = trace_smid ();
-      tr[7] = t;
-    }
+    SS::trace_header (p, t);
   SS s{ p };
   s.trace_id = (int) t;
   s.tin = smem;
   s.tq = smem + pair::tin_bytes (K);
   s.lane = lane;
-  s.row0 = strip * 32 * K;
-  s.ch = 0;
-  {
-    int steps = p.width + 31 * SS::SL + (K - 1) * SS::L - SS::X0;
-    s.x0_end = SS::X0 + (steps + RC - 1) / RC * RC;
-  }
-  s.import_up = strip > 0;
-  s.export_down = strip + 1 < p.nst;
-  s.margin_met = false;
-  size_t plane = (size_t) p.width * 2;
-  unsigned long long *mine = p.bnd + (size_t) strip * plane;
-  s.dn1 = mine;
-  s.dn2 = mine + p.width;
-  s.up1 = mine - plane;
-  s.up2 = mine - plane + p.width;
+  s.place (p, 0, (int) t);
   s.tr = TRACE ? p.trace + (size_t) t * (8 + 2 * p.trace_nc) + 8 : nullptr;
   s.setup ();
   const int fin = pair::tin_bytes (K) + pair::tq_bytes (K);

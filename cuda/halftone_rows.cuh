@@ -769,6 +769,40 @@ struct RStrip
     return (int) max (-(1ll << 30), min (q, 1ll << 30));
   }
 
+  /* The bench trace's header of the strip of ticket t (one lane of one warp writes it) */
+  static __device__ __forceinline__ void
+  trace_header (const RParams &p, unsigned t)
+  {
+    unsigned *h = p.trace + (size_t) t * (8 + 2 * p.trace_nc);
+    unsigned long long g = trace_gtime ();
+    h[0] = (unsigned) g;
+    h[1] = (unsigned) (g >> 32);
+    h[2] = trace_clock ();
+    h[3] = trace_smid ();
+    h[7] = t;
+  }
+
+  /* The strip (channel c, strip index `strip`): its rows, steps and hand-off words.  kp:
+   * the kernel's parameters themselves (read through the member reference, the compiler
+   * scheduled some kernels differently). */
+  __device__ __forceinline__ void
+  place (const RParams &kp, int c, int strip)
+  {
+    row0 = strip * 32 * K;
+    ch = c;
+    const int steps = kp.width + 31 * SL + (K - 1) * L - X0;
+    x0_end = X0 + (steps + RC - 1) / RC * RC;
+    import_up = strip > 0;
+    export_down = strip + 1 < kp.nst;
+    margin_met = false;
+    const size_t plane = (size_t) kp.width * 2;
+    unsigned long long *mine = kp.bnd + ((size_t) c * kp.nst + strip) * plane;
+    dn1 = mine;
+    dn2 = mine + kp.width;
+    up1 = mine - plane;
+    up2 = mine - plane + kp.width;
+  }
+
   /* Everything about the lane's rows that stays fixed over the strip: zero histories,
    * input copy blocks, exports, block-output staging (also the paired kernel's,
    * halftone_pair.cuh, whose warps each use a part of it). */
@@ -939,35 +973,13 @@ halftone_rows_kernel (const __grid_constant__ RParams p)
     return;
   const int ch = (int) t % p.nch, strip = (int) t / p.nch;
   if ((OB ? TRACE : p.trace != nullptr) && lane == 0)
-    {
-      unsigned *tr = p.trace + (size_t) t * (8 + 2 * p.trace_nc);
-      unsigned long long g = trace_gtime ();
-      tr[0] = (unsigned) g;
-      tr[1] = (unsigned) (g >> 32);
-      tr[2] = trace_clock ();
-      tr[3] = trace_smid ();
-      tr[7] = t;
-    }
+    SS::trace_header (p, t);
   SS s{ p };
   s.trace_id = (int) t;
   s.tin = smem + (size_t) warp * p.warp_smem;
   s.tq = s.tin + 3 * K * 32 * p.pitch;
   s.lane = lane;
-  s.row0 = strip * 32 * K;
-  s.ch = ch;
-  {
-    int steps = p.width + 31 * SS::SL + (K - 1) * SS::L - SS::X0;
-    s.x0_end = SS::X0 + (steps + RC - 1) / RC * RC;
-  }
-  s.import_up = strip > 0;
-  s.export_down = strip + 1 < p.nst;
-  s.margin_met = false;
-  size_t plane = (size_t) p.width * 2;
-  unsigned long long *mine = p.bnd + ((size_t) ch * p.nst + strip) * plane;
-  s.dn1 = mine;
-  s.dn2 = mine + p.width;
-  s.up1 = mine - plane;
-  s.up2 = mine - plane + p.width;
+  s.place (p, ch, strip);
   s.run ();
 }
 

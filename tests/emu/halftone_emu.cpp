@@ -179,32 +179,25 @@ bar_arrive (int id)
   (void) emu_block->named[id]->arrive ();
 }
 template <int N> static inline void cp_async_wait () {}
+template <class T> /* four 4-byte words at a */
 static inline void
-ld_shared_f4 (sptr a, float &x, float &y, float &z, float &w)
+ld4 (sptr a, T &x, T &y, T &z, T &w)
 {
-  float v[4];
+  T v[4];
   memcpy (v, a, 16);
   x = v[0], y = v[1], z = v[2], w = v[3];
 }
+template <class T>
 static inline void
-st_shared_f4 (sptr a, float x, float y, float z, float w)
+st4 (sptr a, T x, T y, T z, T w)
 {
-  float v[4] = { x, y, z, w };
+  T v[4] = { x, y, z, w };
   memcpy (a, v, 16);
 }
-static inline void
-ld_shared_u4 (sptr a, unsigned &x, unsigned &y, unsigned &z, unsigned &w)
-{
-  unsigned v[4];
-  memcpy (v, a, 16);
-  x = v[0], y = v[1], z = v[2], w = v[3];
-}
-static inline void
-st_shared_u4 (sptr a, unsigned x, unsigned y, unsigned z, unsigned w)
-{
-  unsigned v[4] = { x, y, z, w };
-  memcpy (a, v, 16);
-}
+constexpr auto ld_shared_f4 = ld4<float>;
+constexpr auto ld_shared_u4 = ld4<unsigned>;
+constexpr auto st_shared_f4 = st4<float>;
+constexpr auto st_shared_u4 = st4<unsigned>;
 static inline unsigned ld_shared_u8 (sptr a) { return *a; }
 } // namespace pair
 } // namespace gfxht
