@@ -301,7 +301,7 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
   p.out = ctx.d_out;
   if (!tf)
     return timed_launch (fn, p, (warps + nw - 1) / nw, threads, smem, err);
-  p.trace_nc = (p.width + 31 * 9 + 64) / RC + 2; /* the chunks of FS with K <= 4 (wider skews: the first) */
+  p.trace_nc = (p.width + 31 * 9 + 64) / RC + 2; /* FS chunks with K <= 4 (wider skews first) */
   const size_t tw = (size_t) warps * (8 + 2 * p.trace_nc);
   CUDA_TRY (cudaMalloc (&p.trace, tw * 4));
   CUDA_TRY (cudaMemsetAsync (p.trace, 0, tw * 4, ctx.stream));

@@ -1,7 +1,8 @@
 /* The paired GPU error-diffusion kernel: Floyd-Steinberg, levels 2, gray 8-bit, rows a
- * multiple of 16 bytes (rows_block_out), as the rows kernel's block-output path (same
- * strips, geometry, hand-off words and sums: RStrip in halftone_rows.cuh) but with the
- * work that is not on the dependent chain moved off the strip's warp.
+ * multiple of 16 bytes (pair_fits), as the rows kernel's block-output path (same strips,
+ * geometry, hand-off words and sums: RStrip in halftone_rows.cuh, K rows a lane, 2 by
+ * default) but with the work that is not on the dependent chain moved off the strip's
+ * warp.
  *
  * Why.  A strip's warp is alone on its SM scheduler (a 8192-wide image keeps ~50 strips in
  * flight on 528 schedulers), so everything it issues lengthens its steps: of the 827
@@ -14,8 +15,8 @@
  *   barrier), loads them as floats (8 shared 16-byte loads), waits for the strip above's
  *   words, runs 16 steps exporting its last row, and leaves the level indices (2 shared
  *   16-byte stores);
- * - the helper warp (warp 1) copies each chunk's input bytes in (cp.async, RING chunks
- *   ahead), converts them to the chain warp's floats ((float) k * (1 / 255.0f), the very
+ * - the helper warp (warp 1) copies each chunk's input bytes in (cp.async, NBYTE - 1
+ *   chunks ahead), converts them to the chain warp's floats ((float) k * (1 / 255.0f), the very
  *   expression of tile_sample), and writes the finished chunks' level indices out as
  *   aligned 16-byte blocks (RStrip::block_out).
  * Chunk c uses slot c % NB of the float ring and of the index ring.  Named barriers per
@@ -23,8 +24,9 @@
  * slot's old indices are done) and DONE (chain arrives, helper syncs: chunk c's floats are
  * read and its indices written).  The helper fills slot s again only after DONE of the
  * chunk that used it, and the chain writes its indices into slot s only after FULL of the
- * chunk after that, so no barrier phase ever gets two arrivals from one side.  Blocks take strips from the ticket in start order as
- * the rows kernel's warps do, so a block only waits for blocks that started before it. */
+ * chunk after that, so no barrier phase ever gets two arrivals from one side.  Blocks take
+ * strips from the ticket in start order as the rows kernel's warps do, so a block only
+ * waits for blocks that started before it. */
 #ifndef GFX_HALFTONE_PAIR_CUH
 #define GFX_HALFTONE_PAIR_CUH
 
@@ -39,11 +41,12 @@ constexpr int FSTRIDE = 20; /* floats per lane row of the float ring (16 + 4: no
                                conflicts for the chain warp's 16-byte loads) */
 constexpr int PITCH = rows_pitch (1);
 
-/* shared bytes of the parts of one block, K rows a lane */
-__host__ __device__ constexpr int tin_bytes (int K) { return NBYTE * K * 32 * PITCH; }   /* input bytes */
-__host__ __device__ constexpr int tq_bytes (int K) { return K * 32 * ROB; }              /* output staging */
-__host__ __device__ constexpr int fin_bytes (int K) { return NB * K * 32 * FSTRIDE * 4; } /* input floats */
-__host__ __device__ constexpr int qr_bytes (int K) { return NB * K * 32 * RQW; }         /* level indices */
+/* shared bytes of the parts of one block, K rows a lane: input bytes, output staging,
+ * input floats, level indices */
+__host__ __device__ constexpr int tin_bytes (int K) { return NBYTE * K * 32 * PITCH; }
+__host__ __device__ constexpr int tq_bytes (int K) { return K * 32 * ROB; }
+__host__ __device__ constexpr int fin_bytes (int K) { return NB * K * 32 * FSTRIDE * 4; }
+__host__ __device__ constexpr int qr_bytes (int K) { return NB * K * 32 * RQW; }
 __host__ __device__ constexpr int
 smem_bytes (int K) /* + the strip's ticket */
 {
