@@ -16,9 +16,9 @@
  *   words, runs 16 steps exporting its last row, and leaves the level indices (2 shared
  *   16-byte stores);
  * - the helper warp (warp 1) copies each chunk's input bytes in (cp.async, NBYTE - 1
- *   chunks ahead), converts them to the chain warp's floats ((float) k * (1 / 255.0f), the very
- *   expression of tile_sample), and writes the finished chunks' level indices out as
- *   aligned 16-byte blocks (RStrip::block_out).
+ *   chunks ahead), converts them to the chain warp's floats (tile_sample_v, as the rows
+ *   kernel does), and writes the finished chunks' level indices out as aligned 16-byte
+ *   blocks (RStrip::block_out).
  * Chunk c uses slot c % NB of the float ring and of the index ring.  Named barriers per
  * slot: FULL (both warps sync: the floats of chunk c are in, and the helper's reads of the
  * slot's old indices are done) and DONE (chain arrives, helper syncs: chunk c's floats are
@@ -103,14 +103,6 @@ st_shared_u4 (sptr a, unsigned x, unsigned y, unsigned z, unsigned w)
   asm volatile ("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(x), "r"(y), "r"(z),
                 "r"(w) : "memory");
 }
-
-__device__ __forceinline__ unsigned
-ld_shared_u8 (sptr a)
-{
-  unsigned v;
-  asm volatile ("ld.shared.u8 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
-  return v;
-}
 #endif
 
 template <int K, bool TRACE>
@@ -147,12 +139,7 @@ struct Pair
       for (int q = 0; q < RC / 4; q++)
         ld_shared_f4 (fslot (slot, j) + 16 * q, s.in[j][4 * q], s.in[j][4 * q + 1],
                       s.in[j][4 * q + 2], s.in[j][4 * q + 3]);
-    const int tci = (b - S::X0) / RC;
-    if (TRACE && s.lane == 0 && tci < s.p.trace_nc)
-      s.tr[2 * tci] = trace_clock ();
-    const float impv = s.import_install (b);
-    if (TRACE && s.lane == 0 && tci < s.p.trace_nc)
-      s.tr[2 * tci + 1] = trace_clock ();
+    const float impv = s.import_install_traced (b);
     unsigned vm[K] = {};
     unsigned long long *ex = s.dn1 + (b - s.lane * S::SL - (K - 1) * S::L);
     if (CHECK)
@@ -173,9 +160,7 @@ struct Pair
   __device__ void
   chain ()
   {
-    s.imp = s.mimp = 0;
-    s.impp = (s.lane < 16 ? s.up1 : s.up2) + (s.lane < 16 ? s.lane + S::L : s.lane - 16 + 2 * S::L);
-    s.import_issue (S::X0);
+    s.import_start ();
     int n1, n2, nall;
     s.chunk_ranges (n1, n2, nall);
     int c = 0, b = S::X0;
@@ -185,13 +170,7 @@ struct Pair
       chain_chunk<false> (b, c);
     for (; c < nall; c++, b += RC)
       chain_chunk<true> (b, c);
-    if (TRACE && s.lane == 0)
-      {
-        unsigned long long g = trace_gtime ();
-        s.tr[-4] = (unsigned) g;
-        s.tr[-3] = (unsigned) (g >> 32);
-        s.tr[-2] = trace_clock ();
-      }
+    s.trace_end ();
   }
 
   /* ---- the helper warp ---- */
@@ -208,7 +187,7 @@ struct Pair
         float v[RC];
 #pragma unroll
         for (int i = 0; i < RC; i++)
-          v[i] = (float) ld_shared_u8 (src + i) * (1.0f / 255.0f);
+          v[i] = tile_sample_v<0> (src + i);
 #pragma unroll
         for (int q = 0; q < RC / 4; q++)
           st_shared_f4 (fslot (c % NB, j) + 16 * q, v[4 * q], v[4 * q + 1], v[4 * q + 2],
@@ -287,7 +266,7 @@ halftone_pair_kernel (const __grid_constant__ RParams p)
   s.tq = smem + pair::tin_bytes (K);
   s.lane = lane;
   s.place (p, 0, (int) t);
-  s.tr = TRACE ? p.trace + (size_t) t * (8 + 2 * p.trace_nc) + 8 : nullptr;
+  s.trace_start ();
   s.setup ();
   const int fin = pair::tin_bytes (K) + pair::tq_bytes (K);
   P pr{ s, to_sptr (smem + fin), to_sptr (smem + fin + pair::fin_bytes (K)) };

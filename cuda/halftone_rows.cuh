@@ -441,6 +441,15 @@ struct RStrip
       mimp = ld_relaxed_gpu (up1 + margin_col (b));
   }
 
+  /* The first chunk's hand-off words in flight (run, and the paired kernel's chain warp) */
+  __device__ __forceinline__ void
+  import_start ()
+  {
+    imp = mimp = 0;
+    impp = (lane < 16 ? up1 : up2) + (lane < 16 ? lane + L : lane - 16 + 2 * L);
+    import_issue (X0);
+  }
+
   /* Waits until this chunk's words are there; returns the lane's value (0 outside). */
   __device__ float
   import_install (int b)
@@ -461,6 +470,45 @@ struct RStrip
     if (mwant && margin_col (b) == W () - 1)
       margin_met = true;
     return want ? __uint_as_float ((unsigned) imp) : 0.0f;
+  }
+
+  /* The bench trace (p.trace; OB: compiled in with TRACE only): this warp's record, the
+   * clocks around a chunk's hand-off wait, and the strip's end. */
+  __device__ __forceinline__ bool
+  traced () const
+  {
+    return OB ? TRACE : tr != nullptr;
+  }
+
+  __device__ __forceinline__ void
+  trace_start ()
+  {
+    tr = (OB ? TRACE : p.trace != nullptr) ? p.trace + (size_t) trace_id * (8 + 2 * p.trace_nc) + 8
+                                           : nullptr;
+  }
+
+  __device__ __forceinline__ float
+  import_install_traced (int b)
+  {
+    const int tci = (b - X0) / RC;
+    if (traced () && lane == 0 && tci < p.trace_nc)
+      tr[2 * tci] = trace_clock ();
+    float impv = import_install (b);
+    if (traced () && lane == 0 && tci < p.trace_nc)
+      tr[2 * tci + 1] = trace_clock ();
+    return impv;
+  }
+
+  __device__ __forceinline__ void
+  trace_end ()
+  {
+    if (traced () && lane == 0)
+      {
+        unsigned long long g = trace_gtime ();
+        tr[-4] = (unsigned) g;
+        tr[-3] = (unsigned) (g >> 32);
+        tr[-2] = trace_clock ();
+      }
   }
 
   /* Edge chunks: bit i of vm[j] says whether row j's column at step i is inside the image
@@ -743,12 +791,7 @@ struct RStrip
     cp_async_wait1 (); /* this chunk's input is in (the next one may still fly) */
     if constexpr (OB) /* before the hand-off wait: their latency is off the steps */
       load_inputs (ib);
-    const int tci = (b - X0) / RC;
-    if ((OB ? TRACE : tr != nullptr) && lane == 0 && tci < p.trace_nc)
-      tr[2 * tci] = trace_clock ();
-    float impv = import_install (b);
-    if ((OB ? TRACE : tr != nullptr) && lane == 0 && tci < p.trace_nc)
-      tr[2 * tci + 1] = trace_clock ();
+    float impv = import_install_traced (b);
     if constexpr (!OB)
       import_issue (b + RC);
     /* The level-index tile is read across lanes.  OB touches its own rows only, but without
@@ -896,12 +939,9 @@ struct RStrip
     setup ();
     copy_in (0); /* chunks X0 and X0 + RC */
     copy_in (1);
-    imp = mimp = 0;
-    impp = (lane < 16 ? up1 : up2) + (lane < 16 ? lane + L : lane - 16 + 2 * L);
-    import_issue (X0);
+    import_start ();
     ib = qb = 0;
-    tr = (OB ? TRACE : p.trace != nullptr) ? p.trace + (size_t) trace_id * (8 + 2 * p.trace_nc) + 8
-                                           : nullptr;
+    trace_start ();
     /* edge chunks, interior chunks, edge chunks: three loops (with the choice inside one
      * loop the compiler folded the two bodies together, and interior chunks got slower);
      * OB counts them once (chunk_ranges). */
@@ -937,13 +977,7 @@ struct RStrip
         for (int i = 0; i < RC; i++)
           write_back<true> (i, qb ^ 1, out, dstep, wm);
       }
-    if ((OB ? TRACE : tr != nullptr) && lane == 0)
-      {
-        unsigned long long g = trace_gtime ();
-        tr[-4] = (unsigned) g;
-        tr[-3] = (unsigned) (g >> 32);
-        tr[-2] = trace_clock ();
-      }
+    trace_end ();
   }
 };
 

@@ -198,7 +198,6 @@ constexpr auto ld_shared_f4 = ld4<float>;
 constexpr auto ld_shared_u4 = ld4<unsigned>;
 constexpr auto st_shared_f4 = st4<float>;
 constexpr auto st_shared_u4 = st4<unsigned>;
-static inline unsigned ld_shared_u8 (sptr a) { return *a; }
 } // namespace pair
 } // namespace gfxht
 
