@@ -93,18 +93,17 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(CUDA_LIBS) $(LDLIBS)
 
-# The GPU halftone, IIR and band local-enhance kernels run on the CPU (host threads as GPU threads): check
+# The GPU halftone and IIR kernels run on the CPU (host threads as GPU threads): check
 # their logic on machines without a GPU.  C++20 for std::barrier.
-EMU_TESTS := $(BUILD)/tests/test_halftone_emu $(BUILD)/tests/test_iir_emu $(BUILD)/tests/test_enhance_emu
+EMU_TESTS := $(BUILD)/tests/test_halftone_emu $(BUILD)/tests/test_iir_emu
 $(BUILD)/tests/test_halftone_emu: cuda/halftone_kernel.cuh cuda/halftone_rows.cuh cuda/halftone_pair.cuh \
   cuda/halftone_setup.cuh
 $(BUILD)/tests/test_iir_emu: cuda/cuda_iir_split.cuh tests/unit/test_iir_util.h
-$(BUILD)/tests/test_enhance_emu: cuda/enhance_band.cuh cuda/enhance_cuda_internal.h
 $(BUILD)/tests/test_%_emu: tests/emu/%_emu.cpp tests/emu/cuda_emu.h $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CXX) -std=c++20 -O1 -pthread -DGFXHT_EMULATE -DGFX_IIR_EMULATE -Wall -Wextra -Werror \
 	  -Wno-unknown-pragmas -Wno-missing-field-initializers $(filter -fsanitize% -fno-%,$(CFLAGS)) \
-	  $< $(CORE_LIB) -o $@ $(LDFLAGS) $(CUDA_LIBS) $(LDLIBS)
+	  $< $(CORE_LIB) -o $@ $(LDFLAGS) $(LDLIBS)
 tests-core: $(EMU_TESTS)
 
 # Stand-alone benchmark programs (core only, like the unit tests): make build/bench/NAME

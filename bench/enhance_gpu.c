@@ -274,28 +274,6 @@ main (int argc, char **argv)
           printf ("  %3d %.4f %.4f %.4f\n", ns[i], t[0], t[1], t[2]);
         }
       gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
-      /* the band kernel: the whole sequence against the tile (row-prefix above n = 33)
-       * kernel's, and the statistics kernel alone by threads / 32 and rows a block */
-      static const int bn[] = { 5, 9, 15, 21, 23, 31, 33, 63, 127, 255 };
-      static const int bk[][2] = { { 4, 16 }, { 4, 32 }, { 8, 16 }, { 8, 32 }, { 8, 64 },
-                                   { 16, 32 }, { 16, 64 }, { 16, 128 } };
-      printf ("band kernel (ms): n, whole sequence tile-or-row-prefix / band (auto), band "
-              "statistics kernel alone by cols/strip\n");
-      for (int i = 0; i < (int) (sizeof bn / sizeof bn[0]); i++)
-        {
-          p.window = bn[i];
-          gfx_cuda_enhance_set_tuning (1, 0, 0, 0, 0, &err);
-          const double tile = time_of (&in, &p, GFX_ENH_TIME_ALL, reps);
-          gfx_cuda_enhance_set_tuning (5, 0, 0, 0, 0, &err);
-          printf ("  %3d %.4f / %.4f:", bn[i], tile, time_of (&in, &p, GFX_ENH_TIME_ALL, reps));
-          for (int k = 0; k < (int) (sizeof bk / sizeof bk[0]); k++)
-            {
-              gfx_cuda_enhance_set_tuning (5, bk[k][0], bk[k][1], 0, 0, &err);
-              printf (" %d/%d %.4f", bk[k][0], bk[k][1], time_of (&in, &p, GFX_ENH_TIME_STATS, reps));
-            }
-          printf ("\n");
-        }
-      gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
     }
   gfx_image_free (&in);
   return 0;

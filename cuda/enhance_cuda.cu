@@ -259,8 +259,8 @@ gfx_cuda_enhance_set_tuning (int kernel, int cols, int strip, int overlap, int s
     return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: store = %d, allowed 0 or 1", store);
   if (overlap < 0 || overlap > 1)
     return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: overlap = %d, allowed 0 or 1", overlap);
-  if (kernel < 0 || kernel > 5)
-    return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: kernel = %d, allowed 0..5", kernel);
+  if (kernel < 0 || kernel > 4)
+    return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: kernel = %d, allowed 0..4", kernel);
   if (cols != 0 && cols != 4 && cols != 8 && cols != 16)
     return gfx_fail (err, GFX_ERR_PARAM, "enhance tuning: cols = %d, allowed 0, 4, 8 or 16",
                      cols);

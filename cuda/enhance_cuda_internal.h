@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#ifndef ENH_EMULATE /* tests/emu/enhance_emu.cpp: no CUDA runtime */
+#ifndef ENH_STRIP_EMULATE /* the CPU emulation of the strip kernel supplies these */
 #include <cuda_runtime.h>
 #endif
 
@@ -17,7 +17,7 @@ template <> struct EnhSums<uint8_t> { typedef uint32_t S1; typedef uint32_t S2; 
 template <> struct EnhSums<uint16_t> { typedef uint32_t S1; typedef uint64_t S2; };
 template <> struct EnhSums<int32_t> { typedef int64_t S1; typedef uint64_t S2; };
 
-#ifndef ENH_EMULATE
+#ifndef ENH_STRIP_EMULATE
 /* The launch of a statistics kernel: with overlap it may start while the totals kernel
  * ends (programmatic dependent launch; the kernel waits before it reads the thresholds).
  * at: the one attribute's storage, alive until the launch. */
@@ -97,11 +97,9 @@ cudaError_t enh_launch_apply (const T *in, T *out, const uint8_t *dec, const uin
 /* Speed knobs of the statistics kernels (0 = automatic); they never change results.
  * kernel: 1 the shared-memory tile kernel, 2 the strip kernel (8-bit keys, r <= 16 only),
  * 3 the n = 3 kernel (8-bit keys, r = 1 only; other cases take the automatic choice),
- * 4 the fused n = 3 kernel where it fits, else as 3, 5 the band kernel (8-bit keys, any
- * window; other keys take the automatic choice); automatic: for n = 3 on 8-bit keys the
- * fused kernel where it fits, else the n = 3 kernel, other windows on 8-bit keys the band
- * kernel, on other keys the tile kernel, the last three with an overlapped start (the
- * strip kernel measured slower on an H100).
+ * 4 the fused n = 3 kernel where it fits, else as 3; automatic: for n = 3 on 8-bit keys
+ * the fused kernel where it fits, else the n = 3 kernel, other windows the tile kernel,
+ * the last two with an overlapped start (the strip kernel measured slower on an H100).
  * cols:
  * columns per strip-kernel thread (4, 8 or 16; automatic 4); strip: rows per strip-kernel
  * block (automatic 16 or 32); overlap: 1 lets the strip, n = 3 or tile kernel start while
@@ -126,11 +124,6 @@ cudaError_t enh_launch_stats (const KT *key, int w, int h, int r, const EnhState
 cudaError_t enh_launch_strip (const uint8_t *key, int w, int h, int r, EnhStripTuning tune,
                               const EnhState *st, EnhSink<uint8_t> sink, cudaStream_t s);
 int enh_strip_rows (EnhStripTuning tune, int r);
-
-/* The band kernel (enhance_band.cu): 8-bit keys, any r; tune.cols x 32 threads a block
- * (0: 256), tune.strip rows a block (0: max (32, 2r + 1)), tune.overlap as above. */
-cudaError_t enh_launch_band (const uint8_t *key, int w, int h, int r, EnhStripTuning tune,
-                             const EnhState *st, EnhSink<uint8_t> sink, cudaStream_t s);
 
 /* The n = 3 kernel (enhance_win3.cu): 8-bit keys, r = 1; tune.strip picks the rows per
  * warp (0: 4; below 4: 2; below 8: 4; below 16: 8; else 16), tune.overlap as for the

@@ -374,9 +374,6 @@ enh_launch_stats (const KT *key, int w, int h, int r, const EnhState *st, EnhSin
         return enh_launch_win3 (key, w, h, t, st, sink, stream);
       }
   if constexpr (sizeof (KT) == 1)
-    if (tune.kernel == 5 || (tune.kernel == 0 && r > 1))
-      return enh_launch_band (key, w, h, r, tune, st, sink, stream);
-  if constexpr (sizeof (KT) == 1)
     if (tune.kernel == 2 && r >= 1 && r <= ENH_STRIP_MAX_R
         && (h + enh_strip_rows (tune, r) - 1) / enh_strip_rows (tune, r) <= 65535)
       return enh_launch_strip (key, w, h, r, tune, st, sink, stream);

@@ -54,16 +54,15 @@ same (int w, int h, int ch, int alpha, gfx_depth depth, gfx_enhance_params p, in
   return ok;
 }
 
-/* kernel (0 auto, 1 tile, 2 strip, 3 n = 3, 4 fused n = 3, 5 band), cols (band kernel:
- * threads / 32), strip (fused kernel: rows in a band's last row group), overlap, store */
+/* kernel (0 auto, 1 tile, 2 strip, 3 n = 3, 4 fused n = 3), cols, strip (for the fused
+ * kernel: rows in a band's last row group), overlap, store */
 static const int knobs[][5] = { { 0, 0, 0, 0, 0 },    { 1, 0, 0, 0, 0 },   { 2, 8, 1, 0, 0 },
                                 { 2, 4, 7, 1, 1 },    { 2, 16, 16, 0, 0 }, { 2, 16, 64, 1, 0 },
                                 { 2, 8, 4096, 0, 1 }, { 2, 0, 0, 1, 0 },   { 2, 4, 3, 0, 0 },
                                 { 2, 8, 32, 1, 1 },   { 2, 0, 0, 0, 0 },   { 2, 0, 0, 0, 1 },
                                 { 3, 0, 0, 0, 0 },    { 3, 0, 2, 1, 0 },   { 3, 0, 8, 0, 0 },
                                 { 3, 0, 16, 1, 0 },   { 4, 0, 0, 0, 0 },   { 1, 0, 0, 1, 0 },
-                                { 4, 0, 1, 0, 0 },    { 4, 0, 4096, 0, 0 }, { 5, 0, 0, 0, 0 },
-                                { 5, 4, 7, 1, 0 },    { 5, 16, 1, 0, 0 },  { 5, 8, 64, 1, 0 } };
+                                { 4, 0, 1, 0, 0 },    { 4, 0, 4096, 0, 0 } };
 enum { N_KNOBS = sizeof knobs / sizeof knobs[0] };
 
 static void
@@ -115,17 +114,15 @@ test_knobs (int quick)
 }
 
 /* Windows larger than the image (reflection repeats) and the last small windows, on
- * the tile (and above n = 33 the row-prefix), strip and band kernels. */
+ * both kernels. */
 static void
 test_big_windows (int quick)
 {
   static const int sizes[][2] = { { 1, 1 }, { 2, 3 }, { 9, 40 }, { 40, 9 }, { 31, 33 } };
   static const int windows[] = { 23, 29, 31, 33, 255 };
-  static const int kernels[] = { 1, 2, 5 };
   gfx_error err;
-  for (int ki = 0; ki < 3; ki++)
+  for (int kern = 1; kern <= 2; kern++)
     {
-      const int kern = kernels[ki];
       gfx_cuda_enhance_set_tuning (kern, 0, 0, 0, 0, &err);
       for (int si = 0; si < 5; si++)
         for (int wi = 0; wi < 5; wi++)
@@ -139,34 +136,6 @@ test_big_windows (int quick)
                    "GPU = CPU, kernel=%d, window over the image: %dx%d u8 gray, n=%d "
                    "(%ld enhanced)",
                    kern, sizes[si][0], sizes[si][1], p.window, enhanced);
-          }
-    }
-  gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
-}
-
-/* The band kernel with large windows over several column bands and strips (spans of 1024,
- * 2048 and 4096 columns), 1 x N and N x 1 images included. */
-static void
-test_band (int quick)
-{
-  static const int sizes[][2] = { { 3241, 77 }, { 1031, 517 }, { 1, 300 }, { 300, 1 },
-                                  { 2500, 33 } };
-  static const int windows[] = { 35, 63, 127, 255 };
-  static const int knobs[][2] = { { 4, 7 }, { 8, 0 }, { 16, 300 } }; /* cols, strip */
-  gfx_error err;
-  for (int k = 0; k < 3; k++)
-    {
-      gfx_cuda_enhance_set_tuning (5, knobs[k][0], knobs[k][1], k % 2, 0, &err);
-      for (int si = 0; si < 5; si++)
-        for (int wi = 0; wi < 4; wi++)
-          {
-            if (quick && (si > 1 || wi != 1))
-              continue;
-            gfx_enhance_params p = test_enhance_case (windows[wi], 0, (si + wi + k) % 2);
-            long enhanced = 0;
-            int ok = same (sizes[si][0], sizes[si][1], 1, 0, GFX_U8, p, (si + k) % 2, &enhanced);
-            CHECK (ok, "GPU = CPU, band kernel cols=%d strip=%d: %dx%d u8 gray, n=%d (%ld enhanced)",
-                   knobs[k][0], knobs[k][1], sizes[si][0], sizes[si][1], p.window, enhanced);
           }
     }
   gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
@@ -208,9 +177,9 @@ test_tuning_refused (void)
   CHECK (gfx_cuda_enhance_set_tuning (0, 0, 5000, 0, 0, &err) == GFX_ERR_PARAM
            && strstr (err.msg, "strip"),
          "tuning strip = 5000 refused: %s", err.msg);
-  CHECK (gfx_cuda_enhance_set_tuning (6, 0, 0, 0, 0, &err) == GFX_ERR_PARAM
+  CHECK (gfx_cuda_enhance_set_tuning (5, 0, 0, 0, 0, &err) == GFX_ERR_PARAM
            && strstr (err.msg, "kernel"),
-         "tuning kernel = 6 refused: %s", err.msg);
+         "tuning kernel = 5 refused: %s", err.msg);
   CHECK (gfx_cuda_enhance_set_tuning (0, 0, 0, 2, 0, &err) == GFX_ERR_PARAM
            && strstr (err.msg, "overlap"),
          "tuning overlap = 2 refused: %s", err.msg);
@@ -232,7 +201,6 @@ main (void)
   test_tuning_refused ();
   test_knobs (quick);
   test_big_windows (quick);
-  test_band (quick);
   test_depths (quick);
   return check_exit_status ();
 }
