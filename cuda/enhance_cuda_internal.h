@@ -65,6 +65,42 @@ template <class KT> struct EnhSink {
   uint8_t *mask;       /* direct mode, may be NULL */
 };
 
+#ifndef ENH_STRIP_EMULATE
+/* The rule as unsigned range tests (x - lo) <= span, for keys whose S1 fits 32 bits and D
+ * 64 bits (8/16-bit keys; the same decisions as gfx_enh_decide64): an empty range becomes
+ * lo = max, span = 0, which no sum reaches (S1 < 2^32 - 1, D < 2^64 - 1).  dlo32/dspan32:
+ * the D bounds saturated to 32 bits, exact where D < 2^32 - 1 (8-bit keys, n <= 21). */
+struct EnhRange {
+  uint32_t s1lo, s1span, dlo32, dspan32;
+  uint64_t dlo, dspan;
+};
+
+__device__ __forceinline__ EnhRange
+enh_range (const gfx_enh_thresholds &th)
+{
+  EnhRange q;
+  const int64_t s1lo = th.s1_lo < 0 ? 0 : th.s1_lo, s1hi = th.s1_hi;
+  const bool s1_empty = s1hi < s1lo || s1lo > (int64_t) UINT32_MAX;
+  q.s1lo = s1_empty ? UINT32_MAX : (uint32_t) s1lo;
+  q.s1span = s1_empty ? 0u
+                      : (uint32_t) ((s1hi > (int64_t) UINT32_MAX ? (int64_t) UINT32_MAX : s1hi)
+                                    - s1lo);
+  const bool d_empty = th.d_hi64 < th.d_lo64;
+  q.dlo = d_empty ? UINT64_MAX : th.d_lo64;
+  q.dspan = d_empty ? 0 : th.d_hi64 - th.d_lo64;
+  q.dlo32 = q.dlo > UINT32_MAX ? UINT32_MAX : (uint32_t) q.dlo;
+  const uint32_t dhi32 = th.d_hi64 > UINT32_MAX ? UINT32_MAX : (uint32_t) th.d_hi64;
+  q.dspan32 = d_empty || q.dlo > UINT32_MAX ? 0u : dhi32 - q.dlo32;
+  return q;
+}
+
+__device__ __forceinline__ int
+enh_range_decide (uint32_t s1, uint64_t d, const EnhRange &q)
+{
+  return (s1 - q.s1lo <= q.s1span) & (d - q.dlo <= q.dspan);
+}
+#endif
+
 struct RuleArgs {
   double k[4];
   int rule;

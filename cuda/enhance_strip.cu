@@ -159,21 +159,10 @@ strip_kernel (const uint8_t *__restrict__ key, int w, int h, int ow, int sh, int
   cudaGridDependencySynchronize ();
   const gfx_enh_thresholds th = st->th;
   constexpr uint32_t n_win = (uint32_t) ((2 * R + 1) * (2 * R + 1));
-  /* The rule as two unsigned range tests, (x - lo) <= span: an empty range becomes lo =
-   * max, span = 0, which no sum reaches (S1 < 2^19, D < 2^32 - 1 for n <= 21, D < 2^64 - 1).
-   * n <= 21: D < 2^32 - 1 is exact modulo 2^32 and the bounds saturate to 32 bits
-   * without changing any comparison; above, D and its bounds are 64-bit. */
-  const int64_t s1lo64 = th.s1_lo < 0 ? 0 : th.s1_lo, s1hi64 = th.s1_hi;
-  const bool s1_empty = s1hi64 < s1lo64 || s1lo64 > (int64_t) UINT32_MAX;
-  const uint32_t s1lo = s1_empty ? UINT32_MAX : (uint32_t) s1lo64;
-  const uint32_t s1span
-    = s1_empty ? 0u : (uint32_t) ((s1hi64 > (int64_t) UINT32_MAX ? (int64_t) UINT32_MAX : s1hi64) - s1lo64);
-  const bool d_empty = th.d_hi64 < th.d_lo64;
-  const uint64_t dlo64 = d_empty ? UINT64_MAX : th.d_lo64;
-  const uint64_t dspan64 = d_empty ? 0 : th.d_hi64 - th.d_lo64;
-  const uint32_t dlo = dlo64 > UINT32_MAX ? UINT32_MAX : (uint32_t) dlo64;
-  const uint32_t dhi32 = th.d_hi64 > UINT32_MAX ? UINT32_MAX : (uint32_t) th.d_hi64;
-  const uint32_t dspan = d_empty || dlo64 > UINT32_MAX ? 0u : dhi32 - dlo;
+  /* The rule as unsigned range tests (enh_range): n <= 21: D < 2^32 - 1 is exact modulo
+   * 2^32 and the bounds saturate to 32 bits without changing any comparison; above, D and
+   * its bounds are 64-bit. */
+  const EnhRange rule = enh_range (th);
   const bool direct = sink.dec == nullptr;
   const bool want_mask = direct && sink.mask != nullptr;
   uint8_t *const dst = direct ? sink.out : sink.dec;
@@ -262,9 +251,10 @@ strip_kernel (const uint8_t *__restrict__ key, int w, int h, int ow, int sh, int
             }
           bool d;
           if constexpr (R <= 10)
-            d = (s1 - s1lo <= s1span) & (n_win * s2 - s1 * s1 - dlo <= dspan);
+            d = (s1 - rule.s1lo <= rule.s1span)
+                & (n_win * s2 - s1 * s1 - rule.dlo32 <= rule.dspan32);
           else
-            d = (s1 - s1lo <= s1span) & (gfx_enh_d_u32 (n_win, s1, s2) - dlo64 <= dspan64);
+            d = enh_range_decide (s1, gfx_enh_d_u32 (n_win, s1, s2), rule);
           const uint32_t k = byte_of (kcur, c);
           const uint32_t o = direct ? (d ? (uint32_t) slut[k] : k) : (uint32_t) d;
           ov[c >> 2] |= o << (8 * (c & 3));
