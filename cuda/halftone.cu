@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 #include "../common/halftone_kernels.h"
 #include "cuda_check.h"
@@ -24,6 +26,8 @@
 #include "halftone_rows.cuh"
 #include "halftone_pair.cuh"
 #include "halftone_setup.cuh"
+
+extern "C" int gfx_threads (void); /* common/pool.h (C11 atomics: not for C++) */
 
 using namespace gfxht;
 
@@ -92,6 +96,40 @@ fail:
   return status;
 }
 
+/* memcpy on several threads (at most 4, at least 1 MiB each): one thread's host copy into
+ * pinned memory, not the DMA, set the upload's pace. */
+void
+copy_parallel (void *dst, const void *src, size_t n)
+{
+  constexpr size_t PIECE_MIN = (size_t) 1 << 20;
+  int t = gfx_threads ();
+  t = t < 4 ? t : 4;
+  t = n / PIECE_MIN < (size_t) t ? (int) (n / PIECE_MIN) : t;
+  if (t <= 1)
+    {
+      memcpy (dst, src, n);
+      return;
+    }
+  const size_t piece = (n + t - 1) / t;
+  std::vector<std::thread> helpers;
+  for (int i = 1; i < t; i++)
+    {
+      const size_t off = i * piece, len = off + piece < n ? piece : n - off;
+      try
+        {
+          helpers.emplace_back (
+            [=] { memcpy ((char *) dst + off, (const char *) src + off, len); });
+        }
+      catch (...) /* no thread: this one copies the piece */
+        {
+          memcpy ((char *) dst + off, (const char *) src + off, len);
+        }
+    }
+  memcpy (dst, src, piece);
+  for (auto &h : helpers)
+    h.join ();
+}
+
 /* Host -> device through two pinned bands: the host copy of one band overlaps the DMA of
  * the other. */
 gfx_status
@@ -103,7 +141,7 @@ upload (void *dst, const void *src, size_t bytes, gfx_error *err)
     {
       size_t n = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
       CUDA_TRY (cudaEventSynchronize (ctx.stage[k]));
-      memcpy (ctx.pin[k], (const char *) src + off, n);
+      copy_parallel (ctx.pin[k], (const char *) src + off, n);
       CUDA_TRY (cudaMemcpyAsync ((char *) dst + off, ctx.pin[k], n, cudaMemcpyHostToDevice,
                                  ctx.stream));
       CUDA_TRY (cudaEventRecord (ctx.stage[k], ctx.stream));
