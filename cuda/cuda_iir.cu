@@ -37,9 +37,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include "cuda_check.h"
 #include "cuda_iir_internal.h"
+#include "staging.h"
 
 namespace
 {
@@ -492,6 +494,17 @@ write_trace (const Args &A, const char *path)
   return e;
 }
 
+/* The upload's pinned bands, kept for the process (made on first use). */
+std::mutex staging_lock;
+GfxStaging staging;
+
+cudaError_t
+upload (void *dst, const void *src, size_t bytes, cudaStream_t st)
+{
+  std::lock_guard<std::mutex> guard (staging_lock);
+  return gfx_staging_upload (staging, dst, src, bytes, st);
+}
+
 } // namespace
 
 extern "C" gfx_status
@@ -576,7 +589,7 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
             sa[q][i] = f->a[q][i], sb[q][i] = f->b[q][i];
         CUDA_TRY (gfx_iir_split_coefs (sa, sb, stream));
       }
-    CUDA_TRY (cudaMemcpyAsync (d_in, in->pixels, bytes, cudaMemcpyHostToDevice, stream));
+    CUDA_TRY (upload (d_in, in->pixels, bytes, stream));
     CUDA_TRY (cudaStreamSynchronize (stream)); /* the constants are read from host memory */
     CUDA_TRY (cudaEventRecord (ev[1], stream));
     CUDA_TRY (cudaMemsetAsync (A.ticket, 0, sizeof (int) * TICKETS, stream));
@@ -587,7 +600,7 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
     if (status != GFX_OK)
       goto fail;
     CUDA_TRY (cudaEventRecord (ev[2], stream));
-    CUDA_TRY (cudaMemcpyAsync (out->pixels, d_out, bytes, cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY (gfx_staging_download (out->pixels, d_out, bytes, stream));
     CUDA_TRY (cudaStreamSynchronize (stream));
     if (A.trace)
       CUDA_TRY (write_trace (A, getenv ("GPUFX_IIR_TRACE")));

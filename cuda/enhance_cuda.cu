@@ -15,6 +15,7 @@
 #include "cuda_check.h"
 #include "cuda_timing.h"
 #include "enhance_cuda_internal.h"
+#include "staging.h"
 
 namespace {
 
@@ -27,6 +28,7 @@ struct Cache {
   Buf in, out, key, dec, mask, rp, lut, state;
   cudaStream_t stream = nullptr;
   cudaEvent_t e0 = nullptr, e1 = nullptr;
+  GfxStaging staging; /* the upload's pinned bands */
 };
 
 std::mutex cache_lock;
@@ -49,6 +51,7 @@ release_locked (void)
     cudaEventDestroy (cache.e1);
   if (cache.stream)
     cudaStreamDestroy (cache.stream);
+  gfx_staging_release (cache.staging);
   cache = Cache ();
 }
 
@@ -117,8 +120,8 @@ prepare (const Plan &pl, const gfx_image *in, const gfx_enhance_params *p, gfx_e
   CUDA_TRY (ensure (cache.state, sizeof (EnhState), true));
   CUDA_TRY (cudaMemcpyAsync (cache.lut.p, lut.data (), lut.size () * sizeof (uint16_t),
                              cudaMemcpyHostToDevice, cache.stream));
-  CUDA_TRY (cudaMemcpyAsync (cache.in.p, in->pixels, pl.img_bytes, cudaMemcpyHostToDevice,
-                             cache.stream));
+  CUDA_TRY (gfx_staging_upload (cache.staging, cache.in.p, in->pixels, pl.img_bytes,
+                                cache.stream));
 fail:
   return status;
 }
@@ -203,11 +206,9 @@ run_locked (const gfx_image *in, gfx_image *out, gfx_image *mask, const gfx_enha
   if (status != GFX_OK)
     return status;
   CUDA_TRY (cudaEventRecord (cache.e1, cache.stream));
-  CUDA_TRY (cudaMemcpyAsync (out->pixels, cache.out.p, pl.img_bytes, cudaMemcpyDeviceToHost,
-                             cache.stream));
+  CUDA_TRY (gfx_staging_download (out->pixels, cache.out.p, pl.img_bytes, cache.stream));
   if (pl.has_mask)
-    CUDA_TRY (cudaMemcpyAsync (mask->pixels, cache.mask.p, pl.n, cudaMemcpyDeviceToHost,
-                               cache.stream));
+    CUDA_TRY (gfx_staging_download (mask->pixels, cache.mask.p, pl.n, cache.stream));
   CUDA_TRY (cudaStreamSynchronize (cache.stream));
   CUDA_TRY (cudaEventElapsedTime (&ms, cache.e0, cache.e1));
   *kernel_ms = ms;

@@ -7,8 +7,8 @@
  * GPUFX_HALFTONE_OB=0 turns the block output off (bench: before / after in one run),
  * GPUFX_HALFTONE_PAIR=0 the paired kernel (halftone_pair.cuh, the block-output cases: one
  * warp on the chain, one moving input and output) back to the rows kernel.
- * A small cached context keeps the stream, events, device buffers and the pinned staging
- * buffers of the upload between calls; calls are serialised by its mutex. */
+ * A small cached context keeps the stream, events, device buffers and the upload's pinned
+ * bands (staging.h) between calls; calls are serialised by its mutex. */
 #include "cuda_halftone.h"
 
 #include <chrono>
@@ -16,8 +16,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <thread>
-#include <vector>
 
 #include "../common/halftone_kernels.h"
 #include "cuda_check.h"
@@ -26,15 +24,13 @@
 #include "halftone_rows.cuh"
 #include "halftone_pair.cuh"
 #include "halftone_setup.cuh"
-
-extern "C" int gfx_threads (void); /* common/pool.h (C11 atomics: not for C++) */
+#include "staging.h"
 
 using namespace gfxht;
 
 namespace
 {
 
-constexpr size_t STAGE_BYTES = (size_t) 8 << 20; /* one pinned staging band */
 constexpr int AUTO_BLOCK = 128;                  /* rows per strip: one warp per SM scheduler */
 constexpr int AUTO_MARGIN = 0;
 constexpr int FS_ROWS_K = 2; /* rows per thread of FS levels 2 u8 (best of 2..4 on the H100) */
@@ -43,13 +39,13 @@ struct Context
 {
   bool ready;
   cudaStream_t stream;
-  cudaEvent_t k0, k1, stage[2];
+  cudaEvent_t k0, k1;
   void *d_in, *d_out;
   size_t in_bytes, out_bytes;
   unsigned long long *d_bnd;
   size_t bnd_words;
   unsigned *d_ticket;
-  void *pin[2];
+  GfxStaging staging; /* the upload's pinned bands */
   unsigned epoch;
 };
 
@@ -66,11 +62,6 @@ ctx_init (gfx_error *err)
   CUDA_TRY (cudaStreamCreateWithFlags (&ctx.stream, cudaStreamNonBlocking));
   CUDA_TRY (cudaEventCreate (&ctx.k0));
   CUDA_TRY (cudaEventCreate (&ctx.k1));
-  for (int i = 0; i < 2; i++)
-    {
-      CUDA_TRY (cudaEventCreateWithFlags (&ctx.stage[i], cudaEventDisableTiming));
-      CUDA_TRY (cudaMallocHost (&ctx.pin[i], STAGE_BYTES));
-    }
   CUDA_TRY (cudaMalloc (&ctx.d_ticket, sizeof (unsigned)));
   ctx.ready = true;
   return GFX_OK;
@@ -91,75 +82,6 @@ grow (void **buf, size_t *have, size_t need, gfx_error *err)
   *have = 0;
   CUDA_TRY (cudaMalloc (buf, need));
   *have = need;
-  return GFX_OK;
-fail:
-  return status;
-}
-
-/* memcpy on several threads (at most 4, at least 1 MiB each): one thread's host copy into
- * pinned memory, not the DMA, set the upload's pace. */
-void
-copy_parallel (void *dst, const void *src, size_t n)
-{
-  constexpr size_t PIECE_MIN = (size_t) 1 << 20;
-  int t = gfx_threads ();
-  t = t < 4 ? t : 4;
-  t = n / PIECE_MIN < (size_t) t ? (int) (n / PIECE_MIN) : t;
-  if (t <= 1)
-    {
-      memcpy (dst, src, n);
-      return;
-    }
-  const size_t piece = (n + t - 1) / t;
-  std::vector<std::thread> helpers;
-  for (int i = 1; i < t; i++)
-    {
-      const size_t off = i * piece, len = off + piece < n ? piece : n - off;
-      try
-        {
-          helpers.emplace_back (
-            [=] { memcpy ((char *) dst + off, (const char *) src + off, len); });
-        }
-      catch (...) /* no thread: this one copies the piece */
-        {
-          memcpy ((char *) dst + off, (const char *) src + off, len);
-        }
-    }
-  memcpy (dst, src, piece);
-  for (auto &h : helpers)
-    h.join ();
-}
-
-/* Host -> device through two pinned bands: the host copy of one band overlaps the DMA of
- * the other. */
-gfx_status
-upload (void *dst, const void *src, size_t bytes, gfx_error *err)
-{
-  gfx_status status = GFX_OK;
-  int k = 0;
-  for (size_t off = 0; off < bytes; off += STAGE_BYTES, k ^= 1)
-    {
-      size_t n = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
-      CUDA_TRY (cudaEventSynchronize (ctx.stage[k]));
-      copy_parallel (ctx.pin[k], (const char *) src + off, n);
-      CUDA_TRY (cudaMemcpyAsync ((char *) dst + off, ctx.pin[k], n, cudaMemcpyHostToDevice,
-                                 ctx.stream));
-      CUDA_TRY (cudaEventRecord (ctx.stage[k], ctx.stream));
-    }
-  return GFX_OK;
-fail:
-  return status;
-}
-
-/* Device -> host straight into the caller's memory: the driver's own staging of a pageable
- * copy measured faster than two pinned bands with a host copy of each (H100, FS 8192^2
- * end to end: gray 19.3-20.2 -> 17.0-17.1 ms, RGB 55-61 -> 48-49 ms, kernel time the same;
- * the same straight copy for the upload slowed the kernel by 2% and gained nothing). */
-gfx_status
-download (void *dst, const void *src, size_t bytes, gfx_error *err)
-{
-  gfx_status status = GFX_OK;
-  CUDA_TRY (cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToHost, ctx.stream));
   return GFX_OK;
 fail:
   return status;
@@ -387,9 +309,9 @@ gfx_cuda_halftone (const gfx_image *in, gfx_image *out, int kernel, int levels, 
   /* the rows kernel reads whole 16-byte blocks */
   if ((status = ctx_init (err)) != GFX_OK
       || (status = grow (&ctx.d_in, &ctx.in_bytes, (size_t) rows_in_bytes (bytes), err))
-      || (status = grow (&ctx.d_out, &ctx.out_bytes, bytes, err))
-      || (status = upload (ctx.d_in, in->pixels, bytes, err)))
+      || (status = grow (&ctx.d_out, &ctx.out_bytes, bytes, err)))
     return status;
+  CUDA_TRY (gfx_staging_upload (ctx.staging, ctx.d_in, in->pixels, bytes, ctx.stream));
   p.in = ctx.d_in;
   p.out = ctx.d_out;
   if (in->has_alpha) /* alpha passes through: start from a copy of the input */
@@ -397,9 +319,9 @@ gfx_cuda_halftone (const gfx_image *in, gfx_image *out, int kernel, int levels, 
   else if (getenv ("GPUFX_HALFTONE_POISON")) /* tests: an unwritten sample cannot pass */
     CUDA_TRY (cudaMemsetAsync (ctx.d_out, 0xa5, bytes, ctx.stream));
   if ((status = use_rows () ? launch_rows (in, kernel, levels, block_size, p.margin, err)
-                            : launch (p, kernel, in->depth, bs, err))
-      || (status = download (out->pixels, ctx.d_out, bytes, err)))
+                            : launch (p, kernel, in->depth, bs, err)))
     return status;
+  CUDA_TRY (gfx_staging_download (out->pixels, ctx.d_out, bytes, ctx.stream));
   CUDA_TRY (cudaStreamSynchronize (ctx.stream));
   CUDA_TRY (cudaEventElapsedTime (&kms, ctx.k0, ctx.k1));
   if (timing)
