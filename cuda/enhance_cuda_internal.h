@@ -5,9 +5,7 @@
 
 #include <cstdint>
 
-#ifndef ENH_STRIP_EMULATE /* the CPU emulation of the strip kernel supplies these */
 #include <cuda_runtime.h>
-#endif
 
 #include "../common/enhance_math.h"
 
@@ -17,7 +15,6 @@ template <> struct EnhSums<uint8_t> { typedef uint32_t S1; typedef uint32_t S2; 
 template <> struct EnhSums<uint16_t> { typedef uint32_t S1; typedef uint64_t S2; };
 template <> struct EnhSums<int32_t> { typedef int64_t S1; typedef uint64_t S2; };
 
-#ifndef ENH_STRIP_EMULATE
 /* The launch of a statistics kernel: with overlap it may start while the totals kernel
  * ends (programmatic dependent launch; the kernel waits before it reads the thresholds).
  * at: the one attribute's storage, alive until the launch. */
@@ -36,7 +33,6 @@ enh_launch_config (dim3 grid, dim3 block, size_t smem, cudaStream_t s, bool over
   cfg.numAttrs = overlap ? 1 : 0;
   return cfg;
 }
-#endif
 
 #define ENH_MAX_BLOCKS 2048 /* reduction blocks: one partial each (2^34 keys / 2^23) */
 
@@ -65,7 +61,6 @@ template <class KT> struct EnhSink {
   uint8_t *mask;       /* direct mode, may be NULL */
 };
 
-#ifndef ENH_STRIP_EMULATE
 /* The rule as unsigned range tests (x - lo) <= span, for keys whose S1 fits 32 bits and D
  * 64 bits (8/16-bit keys; the same decisions as gfx_enh_decide64): an empty range becomes
  * lo = max, span = 0, which no sum reaches (S1 < 2^32 - 1, D < 2^64 - 1).  dlo32/dspan32:
@@ -99,7 +94,6 @@ enh_range_decide (uint32_t s1, uint64_t d, const EnhRange &q)
 {
   return (s1 - q.s1lo <= q.s1span) & (d - q.dlo <= q.dspan);
 }
-#endif
 
 struct RuleArgs {
   double k[4];

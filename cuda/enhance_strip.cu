@@ -299,7 +299,6 @@ strip_kernel (const uint8_t *__restrict__ key, int w, int h, int ow, int sh, int
     }
 }
 
-#ifndef ENH_STRIP_EMULATE
 template <int R, int C>
 cudaError_t
 launch_rc (const uint8_t *key, int w, int h, int sh, int overlap, int dstore,
@@ -352,6 +351,3 @@ enh_launch_strip (const uint8_t *key, int w, int h, int r, EnhStripTuning tune,
     return launch_c<16> (key, w, h, r, sh, tune.overlap, tune.store, st, sink, s);
   return launch_c<4> (key, w, h, r, sh, tune.overlap, tune.store, st, sink, s);
 }
-#else
-} // namespace
-#endif

@@ -115,20 +115,8 @@ struct Rule32 {
 __device__ __forceinline__ Rule32
 rule32 (const gfx_enh_thresholds &th)
 {
-  const int64_t s1lo64 = th.s1_lo < 0 ? 0 : th.s1_lo, s1hi64 = th.s1_hi;
-  const bool s1_empty = s1hi64 < s1lo64 || s1lo64 > (int64_t) UINT32_MAX;
-  Rule32 q;
-  q.s1lo = s1_empty ? UINT32_MAX : (uint32_t) s1lo64;
-  q.s1span = s1_empty ? 0u
-                      : (uint32_t) ((s1hi64 > (int64_t) UINT32_MAX ? (int64_t) UINT32_MAX
-                                                                    : s1hi64)
-                                    - s1lo64);
-  const bool d_empty = th.d_hi64 < th.d_lo64;
-  const uint64_t dlo64 = d_empty ? UINT64_MAX : th.d_lo64;
-  q.dlo = dlo64 > UINT32_MAX ? UINT32_MAX : (uint32_t) dlo64;
-  const uint32_t dhi32 = th.d_hi64 > UINT32_MAX ? UINT32_MAX : (uint32_t) th.d_hi64;
-  q.dspan = d_empty || dlo64 > UINT32_MAX ? 0u : dhi32 - q.dlo;
-  return q;
+  const EnhRange e = enh_range (th); /* its 32-bit bounds */
+  return { e.s1lo, e.s1span, e.dlo32, e.dspan32 };
 }
 
 /* 3-wide horizontal sums of k (h1) and k^2 (h2) of the lane's 4 columns, from the words
