@@ -12,7 +12,8 @@
  *        build/bench/iir_gpu --ncu [WIDTH HEIGHT]: one u8 and one float run at auto tuning
  *        (for a profiler);
  *        build/bench/iir_gpu --quick [REPEATS]: the floors, the 8192 x 8192 u8 and float
- *        kernels and the one- and eight-group u8 runs at auto tuning (for A/B runs). */
+ *        kernels (and their end to end times) and the one- and eight-group u8 runs at auto
+ *        tuning (for A/B runs). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,11 +158,13 @@ quick (int reps)
           return 1;
         fill (&in);
         gfx_image_clone (&out, &in, NULL);
+        double e2e = 0;
         double ms = median_kernel_ms (&f, &in, &out, (gfx_cuda_iir_tuning) { 0, 0, 0, 0, 0 },
-                                      reps, NULL);
+                                      reps, &e2e);
         printf ("quick: %s %d x %d kernel %.4f ms", d ? "float" : "u8", W, rows[r], ms);
         if (rows[r] == H)
-          printf (" = %.2f x max(chain, memory)", ms / (chain > mem_u8 ? chain : mem_u8));
+          printf (" = %.2f x max(chain, memory); end to end %.1f ms", ms /
+                  (chain > mem_u8 ? chain : mem_u8), e2e);
         printf ("\n");
         gfx_image_free (&in);
         gfx_image_free (&out);

@@ -41,6 +41,7 @@
 
 #include "cuda_check.h"
 #include "cuda_iir_internal.h"
+#include "device_buf.h"
 #include "staging.h"
 
 namespace
@@ -494,16 +495,52 @@ write_trace (const Args &A, const char *path)
   return e;
 }
 
-/* The upload's pinned bands, kept for the process (made on first use). */
-std::mutex staging_lock;
-GfxStaging staging;
-
-cudaError_t
-upload (void *dst, const void *src, size_t bytes, cudaStream_t st)
+/* What a call keeps for the next one (made on first use, grown as needed, all dropped
+ * after a failure so that the next call starts clean); calls are serialised by its lock. */
+struct Cache
 {
-  std::lock_guard<std::mutex> guard (staging_lock);
-  return gfx_staging_upload (staging, dst, src, bytes, st);
+  cudaStream_t stream = nullptr;
+  cudaEvent_t ev[3] = { nullptr, nullptr, nullptr };
+  GfxDevBuf in, out, planes, bnd, ticket, done;
+  GfxStaging staging; /* the upload's pinned bands */
+};
+
+std::mutex cache_lock;
+Cache cache;
+
+void
+release_locked ()
+{
+  if (cache.stream)
+    cudaStreamSynchronize (cache.stream); /* nothing may still use what is freed */
+  for (GfxDevBuf *b : { &cache.in, &cache.out, &cache.planes, &cache.bnd, &cache.ticket,
+                        &cache.done })
+    gfx_devbuf_free (*b);
+  for (cudaEvent_t e : cache.ev)
+    if (e)
+      cudaEventDestroy (e);
+  if (cache.stream)
+    cudaStreamDestroy (cache.stream);
+  gfx_staging_release (cache.staging);
+  cache = Cache ();
 }
+
+gfx_status
+ensure_stream (gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  if (!cache.stream)
+    CUDA_TRY (cudaStreamCreateWithFlags (&cache.stream, cudaStreamNonBlocking));
+  for (cudaEvent_t &e : cache.ev)
+    if (!e)
+      CUDA_TRY (cudaEventCreate (&e));
+fail:
+  return status;
+}
+
+gfx_status run_locked (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, bool split,
+                       int warps, int chunk, int feeders, int limit, gfx_cuda_timing *timing,
+                       gfx_error *err);
 
 } // namespace
 
@@ -511,7 +548,6 @@ extern "C" gfx_status
 gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
               const gfx_cuda_iir_tuning *tuning, gfx_cuda_timing *timing, gfx_error *err)
 {
-  gfx_status status = GFX_OK;
   int method = tuning ? tuning->method : 0;
   if (method < 0 || method > 2)
     return gfx_fail (err, GFX_ERR_PARAM, "method = %d: 0 (auto), 1 (one warp per group) or 2 "
@@ -536,6 +572,22 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
   if (gfx_cuda_fault_injected ("gfx_cuda_iir"))
     return gfx_fail (err, GFX_ERR_GPU, "gfx_cuda_iir: out of memory (injected by "
                      "GPUFX_CUDA_FAIL)");
+  std::lock_guard<std::mutex> guard (cache_lock);
+  const gfx_status status = run_locked (f, in, out, split, warps, chunk, feeders, limit, timing, err);
+  if (status != GFX_OK)
+    release_locked ();
+  return status;
+}
+
+namespace
+{
+
+gfx_status
+run_locked (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, bool split, int warps,
+            int chunk, int feeders, int limit, gfx_cuda_timing *timing, gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  const bool few = (in->height + 31) / 32 <= SPLIT_FEW_GROUPS;
   Args A = {};
   A.depth = in->depth;
   A.W = in->width, A.H = in->height, A.channels = in->channels;
@@ -546,26 +598,32 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
   size_t bytes = gfx_image_bytes (in), n = (size_t) A.W * A.H;
   size_t tasks = (size_t) GFX_IIR_QUADRANTS * A.colours;
   size_t bnd_words = A.m1 > 1 ? tasks * A.groups * (A.m1 - 1) * A.W : 0;
-  void *d_in = NULL, *d_out = NULL;
-  cudaStream_t stream = NULL;
-  cudaEvent_t ev[3] = { NULL, NULL, NULL };
-  CUDA_TRY (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
-  for (int i = 0; i < 3; i++)
-    CUDA_TRY (cudaEventCreate (&ev[i]));
-  CUDA_TRY (cudaEventRecord (ev[0], stream));
-  CUDA_TRY (cudaMalloc (&d_in, bytes));
-  CUDA_TRY (cudaMalloc (&d_out, bytes));
-  CUDA_TRY (cudaMalloc (&A.planes, sizeof (float) * n * tasks));
-  if (A.m1 > 1)
-    CUDA_TRY (cudaMalloc (&A.bnd, sizeof (unsigned long long) * bnd_words));
-  CUDA_TRY (cudaMalloc (&A.ticket, sizeof (int) * TICKETS));
+  if ((status = ensure_stream (err))
+      || (status = gfx_devbuf_need (cache.in, bytes, "gfx_cuda_iir", err))
+      || (status = gfx_devbuf_need (cache.out, bytes, "gfx_cuda_iir", err))
+      || (status = gfx_devbuf_need (cache.planes, sizeof (float) * n * tasks, "gfx_cuda_iir", err))
+      || (status = gfx_devbuf_need (cache.bnd, sizeof (unsigned long long) * bnd_words,
+                                    "gfx_cuda_iir", err))
+      || (status = gfx_devbuf_need (cache.ticket, sizeof (int) * TICKETS, "gfx_cuda_iir", err)))
+    return status;
+  cudaStream_t stream = cache.stream;
+  cudaEvent_t *ev = cache.ev;
+  void *d_in = cache.in.p, *d_out = cache.out.p;
+  A.planes = (float *) cache.planes.p;
+  A.bnd = A.m1 > 1 ? (unsigned long long *) cache.bnd.p : nullptr;
+  A.ticket = (int *) cache.ticket.p;
   if (split && tail_mean (few))
     {
-      CUDA_TRY (cudaMalloc (&A.done, sizeof (unsigned) * GFX_IIR_QUADRANTS * A.groups));
+      status = gfx_devbuf_need (cache.done, sizeof (unsigned) * GFX_IIR_QUADRANTS * A.groups,
+                                "gfx_cuda_iir", err);
+      if (status != GFX_OK)
+        return status;
+      A.done = (unsigned *) cache.done.p;
       A.out = d_out;
       A.mean_tasks = A.groups * ((A.W + GFX_IIR_MEAN_COLS - 1) / GFX_IIR_MEAN_COLS);
     }
   A.in = d_in;
+  CUDA_TRY (cudaEventRecord (ev[0], stream));
   if (split && getenv ("GPUFX_IIR_TRACE")) /* bench: per-chunk clocks to a file */
     {
       A.trace_nc = ((A.W + 31 + 7) / 8 + GFX_IIR_TRACE_EVERY - 1) / GFX_IIR_TRACE_EVERY;
@@ -589,7 +647,7 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
             sa[q][i] = f->a[q][i], sb[q][i] = f->b[q][i];
         CUDA_TRY (gfx_iir_split_coefs (sa, sb, stream));
       }
-    CUDA_TRY (upload (d_in, in->pixels, bytes, stream));
+    CUDA_TRY (gfx_staging_upload (cache.staging, d_in, in->pixels, bytes, stream));
     CUDA_TRY (cudaStreamSynchronize (stream)); /* the constants are read from host memory */
     CUDA_TRY (cudaEventRecord (ev[1], stream));
     CUDA_TRY (cudaMemsetAsync (A.ticket, 0, sizeof (int) * TICKETS, stream));
@@ -614,19 +672,12 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
       }
   }
 fail:
-  if (stream)
-    cudaStreamSynchronize (stream); /* nothing may still use the buffers we free */
-  cudaFree (d_in);
-  cudaFree (d_out);
-  cudaFree (A.planes);
-  cudaFree (A.bnd);
-  cudaFree (A.ticket);
-  cudaFree (A.done);
-  cudaFree (A.trace);
-  for (int i = 0; i < 3; i++)
-    if (ev[i])
-      cudaEventDestroy (ev[i]);
-  if (stream)
-    cudaStreamDestroy (stream);
+  if (A.trace)
+    {
+      cudaStreamSynchronize (stream); /* nothing may still use it */
+      cudaFree (A.trace);
+    }
   return status;
 }
+
+} // namespace

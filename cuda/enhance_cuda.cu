@@ -14,18 +14,14 @@
 
 #include "cuda_check.h"
 #include "cuda_timing.h"
+#include "device_buf.h"
 #include "enhance_cuda_internal.h"
 #include "staging.h"
 
 namespace {
 
-struct Buf {
-  void *p = nullptr;
-  size_t cap = 0;
-};
-
 struct Cache {
-  Buf in, out, key, dec, mask, rp, lut, state;
+  GfxDevBuf in, out, key, dec, mask, rp, lut, state;
   cudaStream_t stream = nullptr;
   cudaEvent_t e0 = nullptr, e1 = nullptr;
   GfxStaging staging; /* the upload's pinned bands */
@@ -42,9 +38,9 @@ constexpr size_t KEY_SLACK = 16;
 void
 release_locked (void)
 {
-  for (Buf *b : { &cache.in, &cache.out, &cache.key, &cache.dec, &cache.mask, &cache.rp,
-                  &cache.lut, &cache.state })
-    cudaFree (b->p); /* errors ignored: everything is being discarded */
+  for (GfxDevBuf *b : { &cache.in, &cache.out, &cache.key, &cache.dec, &cache.mask, &cache.rp,
+                        &cache.lut, &cache.state })
+    gfx_devbuf_free (*b);
   if (cache.e0)
     cudaEventDestroy (cache.e0);
   if (cache.e1)
@@ -53,21 +49,6 @@ release_locked (void)
     cudaStreamDestroy (cache.stream);
   gfx_staging_release (cache.staging);
   cache = Cache ();
-}
-
-cudaError_t
-ensure (Buf &b, size_t bytes, bool zero = false)
-{
-  if (b.cap >= bytes)
-    return cudaSuccess;
-  cudaFree (b.p);
-  b = Buf ();
-  cudaError_t e = cudaMalloc (&b.p, bytes ? bytes : 1);
-  if (e == cudaSuccess && zero)
-    e = cudaMemset (b.p, 0, bytes);
-  if (e == cudaSuccess)
-    b.cap = bytes;
-  return e;
 }
 
 struct Plan {
@@ -110,14 +91,14 @@ prepare (const Plan &pl, const gfx_image *in, const gfx_enhance_params *p, gfx_e
     CUDA_TRY (cudaEventCreate (&cache.e0));
   if (!cache.e1)
     CUDA_TRY (cudaEventCreate (&cache.e1));
-  CUDA_TRY (ensure (cache.in, pl.img_bytes + KEY_SLACK));
-  CUDA_TRY (ensure (cache.out, pl.img_bytes));
-  CUDA_TRY (ensure (cache.key, pl.direct ? 0 : pl.n * pl.key_bytes + KEY_SLACK));
-  CUDA_TRY (ensure (cache.dec, pl.direct ? 0 : pl.n * pl.planes));
-  CUDA_TRY (ensure (cache.mask, pl.has_mask ? pl.n : 0));
-  CUDA_TRY (ensure (cache.rp, enh_rowprefix_bytes (pl.w, pl.h, (int) pl.key_bytes, pl.r)));
-  CUDA_TRY (ensure (cache.lut, lut.size () * sizeof (uint16_t)));
-  CUDA_TRY (ensure (cache.state, sizeof (EnhState), true));
+  CUDA_TRY (gfx_devbuf_ensure (cache.in, pl.img_bytes + KEY_SLACK));
+  CUDA_TRY (gfx_devbuf_ensure (cache.out, pl.img_bytes));
+  CUDA_TRY (gfx_devbuf_ensure (cache.key, pl.direct ? 0 : pl.n * pl.key_bytes + KEY_SLACK));
+  CUDA_TRY (gfx_devbuf_ensure (cache.dec, pl.direct ? 0 : pl.n * pl.planes));
+  CUDA_TRY (gfx_devbuf_ensure (cache.mask, pl.has_mask ? pl.n : 0));
+  CUDA_TRY (gfx_devbuf_ensure (cache.rp, enh_rowprefix_bytes (pl.w, pl.h, (int) pl.key_bytes, pl.r)));
+  CUDA_TRY (gfx_devbuf_ensure (cache.lut, lut.size () * sizeof (uint16_t)));
+  CUDA_TRY (gfx_devbuf_ensure (cache.state, sizeof (EnhState), true));
   CUDA_TRY (cudaMemcpyAsync (cache.lut.p, lut.data (), lut.size () * sizeof (uint16_t),
                              cudaMemcpyHostToDevice, cache.stream));
   CUDA_TRY (gfx_staging_upload (cache.staging, cache.in.p, in->pixels, pl.img_bytes,

@@ -19,6 +19,7 @@
 
 #include "../common/halftone_kernels.h"
 #include "cuda_check.h"
+#include "device_buf.h"
 #include "halftone_bench.h"
 #include "halftone_kernel.cuh"
 #include "halftone_rows.cuh"
@@ -40,10 +41,7 @@ struct Context
   bool ready;
   cudaStream_t stream;
   cudaEvent_t k0, k1;
-  void *d_in, *d_out;
-  size_t in_bytes, out_bytes;
-  unsigned long long *d_bnd;
-  size_t bnd_words;
+  GfxDevBuf in, out, bnd; /* input, output, hand-off words */
   unsigned *d_ticket;
   GfxStaging staging; /* the upload's pinned bands */
   unsigned epoch;
@@ -67,24 +65,6 @@ ctx_init (gfx_error *err)
   return GFX_OK;
 fail:
   return status; /* what was created stays for the next try; nothing leaks per call */
-}
-
-/* Grows a device buffer; old contents are dropped. */
-gfx_status
-grow (void **buf, size_t *have, size_t need, gfx_error *err)
-{
-  gfx_status status = GFX_OK;
-  if (*have >= need)
-    return GFX_OK;
-  if (*buf)
-    CUDA_TRY (cudaFree (*buf));
-  *buf = nullptr;
-  *have = 0;
-  CUDA_TRY (cudaMalloc (buf, need));
-  *have = need;
-  return GFX_OK;
-fail:
-  return status;
 }
 
 kernel_fn
@@ -175,21 +155,17 @@ gfx_status
 boundary (size_t words, gfx_error *err)
 {
   gfx_status status = GFX_OK;
-  if (ctx.bnd_words < words)
+  if (ctx.bnd.cap < words * 8)
     {
-      void *b = ctx.d_bnd;
-      size_t have = ctx.bnd_words * 8;
-      status = grow (&b, &have, words * 8, err);
-      ctx.d_bnd = (unsigned long long *) b;
-      ctx.bnd_words = have / 8;
+      status = gfx_devbuf_need (ctx.bnd, words * 8, "gfx_cuda_halftone", err);
       if (status != GFX_OK)
         return status;
-      CUDA_TRY (cudaMemsetAsync (ctx.d_bnd, 0, words * 8, ctx.stream)); /* epoch 0: never valid */
+      CUDA_TRY (cudaMemsetAsync (ctx.bnd.p, 0, words * 8, ctx.stream)); /* epoch 0: never valid */
     }
   if (++ctx.epoch == 0) /* after 2^32 calls: old words could look valid again */
     {
       ctx.epoch = 1;
-      CUDA_TRY (cudaMemsetAsync (ctx.d_bnd, 0, ctx.bnd_words * 8, ctx.stream));
+      CUDA_TRY (cudaMemsetAsync (ctx.bnd.p, 0, ctx.bnd.cap, ctx.stream));
     }
   return GFX_OK;
 fail:
@@ -203,7 +179,7 @@ gfx_status
 timed_launch (void (*fn) (P), P &p, int grid, int threads, size_t smem, gfx_error *err)
 {
   gfx_status status = GFX_OK;
-  p.bnd = ctx.d_bnd;
+  p.bnd = (unsigned long long *) ctx.bnd.p;
   p.ticket = ctx.d_ticket;
   p.epoch = ctx.epoch;
   CUDA_TRY (cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
@@ -240,8 +216,8 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
   const int warps = p.nch * p.nst;
   if ((status = boundary ((size_t) warps * 2 * p.width, err)))
     return status;
-  p.in = ctx.d_in;
-  p.out = ctx.d_out;
+  p.in = ctx.in.p;
+  p.out = ctx.out.p;
   if (!tf)
     return timed_launch (fn, p, (warps + nw - 1) / nw, threads, smem, err);
   p.trace_nc = (p.width + 31 * 9 + 64) / RC + 2; /* FS chunks with K <= 4 (wider skews first) */
@@ -308,20 +284,21 @@ gfx_cuda_halftone (const gfx_image *in, gfx_image *out, int kernel, int levels, 
   fill_params (p, in, kernel, levels, bs, margin < 0 ? AUTO_MARGIN : margin);
   /* the rows kernel reads whole 16-byte blocks */
   if ((status = ctx_init (err)) != GFX_OK
-      || (status = grow (&ctx.d_in, &ctx.in_bytes, (size_t) rows_in_bytes (bytes), err))
-      || (status = grow (&ctx.d_out, &ctx.out_bytes, bytes, err)))
+      || (status = gfx_devbuf_need (ctx.in, (size_t) rows_in_bytes (bytes), "gfx_cuda_halftone",
+                                    err))
+      || (status = gfx_devbuf_need (ctx.out, bytes, "gfx_cuda_halftone", err)))
     return status;
-  CUDA_TRY (gfx_staging_upload (ctx.staging, ctx.d_in, in->pixels, bytes, ctx.stream));
-  p.in = ctx.d_in;
-  p.out = ctx.d_out;
+  CUDA_TRY (gfx_staging_upload (ctx.staging, ctx.in.p, in->pixels, bytes, ctx.stream));
+  p.in = ctx.in.p;
+  p.out = ctx.out.p;
   if (in->has_alpha) /* alpha passes through: start from a copy of the input */
-    CUDA_TRY (cudaMemcpyAsync (ctx.d_out, ctx.d_in, bytes, cudaMemcpyDeviceToDevice, ctx.stream));
+    CUDA_TRY (cudaMemcpyAsync (ctx.out.p, ctx.in.p, bytes, cudaMemcpyDeviceToDevice, ctx.stream));
   else if (getenv ("GPUFX_HALFTONE_POISON")) /* tests: an unwritten sample cannot pass */
-    CUDA_TRY (cudaMemsetAsync (ctx.d_out, 0xa5, bytes, ctx.stream));
+    CUDA_TRY (cudaMemsetAsync (ctx.out.p, 0xa5, bytes, ctx.stream));
   if ((status = use_rows () ? launch_rows (in, kernel, levels, block_size, p.margin, err)
                             : launch (p, kernel, in->depth, bs, err)))
     return status;
-  CUDA_TRY (gfx_staging_download (out->pixels, ctx.d_out, bytes, ctx.stream));
+  CUDA_TRY (gfx_staging_download (out->pixels, ctx.out.p, bytes, ctx.stream));
   CUDA_TRY (cudaStreamSynchronize (ctx.stream));
   CUDA_TRY (cudaEventElapsedTime (&kms, ctx.k0, ctx.k1));
   if (timing)

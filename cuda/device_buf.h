@@ -1,0 +1,60 @@
+/* A device buffer kept between calls (inside cuda/ only): the CUDA layer reuses its
+ * buffers instead of allocating per call (a cudaMalloc and cudaFree of the IIR's planes
+ * cost more than its kernel).  Not thread-safe: its owner serialises the calls. */
+#ifndef GFX_CUDA_DEVICE_BUF_H
+#define GFX_CUDA_DEVICE_BUF_H
+
+#include <cstddef>
+
+#include <cuda_runtime.h>
+
+#include "../common/status.h"
+
+struct GfxDevBuf
+{
+  void *p = nullptr;
+  size_t cap = 0; /* bytes */
+};
+
+/* At least `bytes` in b (0: b may stay empty, p null); a buffer that grows loses its
+ * contents, and is zeroed when `zero` is set.  On failure b is empty. */
+inline cudaError_t
+gfx_devbuf_ensure (GfxDevBuf &b, size_t bytes, bool zero = false)
+{
+  if (b.cap >= bytes)
+    return cudaSuccess;
+  cudaFree (b.p);
+  b = GfxDevBuf ();
+  cudaError_t e = cudaMalloc (&b.p, bytes);
+  if (e == cudaSuccess && zero)
+    e = cudaMemset (b.p, 0, bytes);
+  if (e != cudaSuccess)
+    {
+      cudaFree (b.p);
+      b = GfxDevBuf ();
+      return e;
+    }
+  b.cap = bytes;
+  return cudaSuccess;
+}
+
+/* gfx_devbuf_ensure, a failure told in err as "who: N MiB of GPU memory: CUDA's text" */
+inline gfx_status
+gfx_devbuf_need (GfxDevBuf &b, size_t bytes, const char *who, gfx_error *err, bool zero = false)
+{
+  cudaError_t e = gfx_devbuf_ensure (b, bytes, zero);
+  if (e == cudaSuccess)
+    return GFX_OK;
+  return gfx_fail (err, GFX_ERR_GPU, "%s: %.1f MiB of GPU memory: %s", who,
+                   (double) bytes / (1 << 20), cudaGetErrorString (e));
+}
+
+/* Frees b (errors ignored: it is being discarded); b can be used again. */
+inline void
+gfx_devbuf_free (GfxDevBuf &b)
+{
+  cudaFree (b.p);
+  b = GfxDevBuf ();
+}
+
+#endif
