@@ -573,7 +573,8 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
     return gfx_fail (err, GFX_ERR_GPU, "gfx_cuda_iir: out of memory (injected by "
                      "GPUFX_CUDA_FAIL)");
   std::lock_guard<std::mutex> guard (cache_lock);
-  const gfx_status status = run_locked (f, in, out, split, warps, chunk, feeders, limit, timing, err);
+  const gfx_status status
+    = run_locked (f, in, out, split, warps, chunk, feeders, limit, timing, err);
   if (status != GFX_OK)
     release_locked ();
   return status;

@@ -96,7 +96,8 @@ prepare (const Plan &pl, const gfx_image *in, const gfx_enhance_params *p, gfx_e
   CUDA_TRY (gfx_devbuf_ensure (cache.key, pl.direct ? 0 : pl.n * pl.key_bytes + KEY_SLACK));
   CUDA_TRY (gfx_devbuf_ensure (cache.dec, pl.direct ? 0 : pl.n * pl.planes));
   CUDA_TRY (gfx_devbuf_ensure (cache.mask, pl.has_mask ? pl.n : 0));
-  CUDA_TRY (gfx_devbuf_ensure (cache.rp, enh_rowprefix_bytes (pl.w, pl.h, (int) pl.key_bytes, pl.r)));
+  CUDA_TRY (gfx_devbuf_ensure (cache.rp,
+                               enh_rowprefix_bytes (pl.w, pl.h, (int) pl.key_bytes, pl.r)));
   CUDA_TRY (gfx_devbuf_ensure (cache.lut, lut.size () * sizeof (uint16_t)));
   CUDA_TRY (gfx_devbuf_ensure (cache.state, sizeof (EnhState), true));
   CUDA_TRY (cudaMemcpyAsync (cache.lut.p, lut.data (), lut.size () * sizeof (uint16_t),
