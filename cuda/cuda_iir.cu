@@ -499,10 +499,8 @@ write_trace (const Args &A, const char *path)
  * after a failure so that the next call starts clean); calls are serialised by its lock. */
 struct Cache
 {
-  cudaStream_t stream = nullptr;
-  cudaEvent_t ev[3] = { nullptr, nullptr, nullptr };
+  GfxQueue q; /* events: call start, kernels start, kernels end */
   GfxDevBuf in, out, planes, bnd, ticket, done;
-  GfxStaging staging; /* the upload's pinned bands */
 };
 
 std::mutex cache_lock;
@@ -511,31 +509,11 @@ Cache cache;
 void
 release_locked ()
 {
-  if (cache.stream)
-    cudaStreamSynchronize (cache.stream); /* nothing may still use what is freed */
+  gfx_queue_release (cache.q);
   for (GfxDevBuf *b : { &cache.in, &cache.out, &cache.planes, &cache.bnd, &cache.ticket,
                         &cache.done })
     gfx_devbuf_free (*b);
-  for (cudaEvent_t e : cache.ev)
-    if (e)
-      cudaEventDestroy (e);
-  if (cache.stream)
-    cudaStreamDestroy (cache.stream);
-  gfx_staging_release (cache.staging);
   cache = Cache ();
-}
-
-gfx_status
-ensure_stream (gfx_error *err)
-{
-  gfx_status status = GFX_OK;
-  if (!cache.stream)
-    CUDA_TRY (cudaStreamCreateWithFlags (&cache.stream, cudaStreamNonBlocking));
-  for (cudaEvent_t &e : cache.ev)
-    if (!e)
-      CUDA_TRY (cudaEventCreate (&e));
-fail:
-  return status;
 }
 
 gfx_status run_locked (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, bool split,
@@ -599,16 +577,19 @@ run_locked (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, bool s
   size_t bytes = gfx_image_bytes (in), n = (size_t) A.W * A.H;
   size_t tasks = (size_t) GFX_IIR_QUADRANTS * A.colours;
   size_t bnd_words = A.m1 > 1 ? tasks * A.groups * (A.m1 - 1) * A.W : 0;
-  if ((status = ensure_stream (err))
-      || (status = gfx_devbuf_need (cache.in, bytes, "gfx_cuda_iir", err))
+  cudaError_t qe = gfx_queue_ensure (cache.q);
+  if (qe != cudaSuccess)
+    return gfx_fail (err, GFX_ERR_GPU, "gfx_cuda_iir: stream and events: %s",
+                     cudaGetErrorString (qe));
+  if ((status = gfx_devbuf_need (cache.in, bytes, "gfx_cuda_iir", err))
       || (status = gfx_devbuf_need (cache.out, bytes, "gfx_cuda_iir", err))
       || (status = gfx_devbuf_need (cache.planes, sizeof (float) * n * tasks, "gfx_cuda_iir", err))
       || (status = gfx_devbuf_need (cache.bnd, sizeof (unsigned long long) * bnd_words,
                                     "gfx_cuda_iir", err))
       || (status = gfx_devbuf_need (cache.ticket, sizeof (int) * TICKETS, "gfx_cuda_iir", err)))
     return status;
-  cudaStream_t stream = cache.stream;
-  cudaEvent_t *ev = cache.ev;
+  cudaStream_t stream = cache.q.stream;
+  cudaEvent_t *ev = cache.q.ev;
   void *d_in = cache.in.p, *d_out = cache.out.p;
   A.planes = (float *) cache.planes.p;
   A.bnd = A.m1 > 1 ? (unsigned long long *) cache.bnd.p : nullptr;
@@ -648,7 +629,7 @@ run_locked (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, bool s
             sa[q][i] = f->a[q][i], sb[q][i] = f->b[q][i];
         CUDA_TRY (gfx_iir_split_coefs (sa, sb, stream));
       }
-    CUDA_TRY (gfx_staging_upload (cache.staging, d_in, in->pixels, bytes, stream));
+    CUDA_TRY (gfx_staging_upload (cache.q.staging, d_in, in->pixels, bytes, stream));
     CUDA_TRY (cudaStreamSynchronize (stream)); /* the constants are read from host memory */
     CUDA_TRY (cudaEventRecord (ev[1], stream));
     CUDA_TRY (cudaMemsetAsync (A.ticket, 0, sizeof (int) * TICKETS, stream));

@@ -17,9 +17,11 @@ struct GfxDevBuf
 };
 
 /* At least `bytes` in b (0: b may stay empty, p null); a buffer that grows loses its
- * contents, and is zeroed when `zero` is set.  On failure b is empty. */
+ * contents, and with `zero` a new buffer is zeroed on stream s (ordered before the
+ * caller's later work there: a plain cudaMemset is not, for a non-blocking stream).  On
+ * failure b is empty. */
 inline cudaError_t
-gfx_devbuf_ensure (GfxDevBuf &b, size_t bytes, bool zero = false)
+gfx_devbuf_ensure (GfxDevBuf &b, size_t bytes, bool zero = false, cudaStream_t s = 0)
 {
   if (b.cap >= bytes)
     return cudaSuccess;
@@ -27,7 +29,7 @@ gfx_devbuf_ensure (GfxDevBuf &b, size_t bytes, bool zero = false)
   b = GfxDevBuf ();
   cudaError_t e = cudaMalloc (&b.p, bytes);
   if (e == cudaSuccess && zero)
-    e = cudaMemset (b.p, 0, bytes);
+    e = cudaMemsetAsync (b.p, 0, bytes, s);
   if (e != cudaSuccess)
     {
       cudaFree (b.p);
@@ -40,9 +42,10 @@ gfx_devbuf_ensure (GfxDevBuf &b, size_t bytes, bool zero = false)
 
 /* gfx_devbuf_ensure, a failure told in err as "who: N MiB of GPU memory: CUDA's text" */
 inline gfx_status
-gfx_devbuf_need (GfxDevBuf &b, size_t bytes, const char *who, gfx_error *err, bool zero = false)
+gfx_devbuf_need (GfxDevBuf &b, size_t bytes, const char *who, gfx_error *err, bool zero = false,
+                 cudaStream_t s = 0)
 {
-  cudaError_t e = gfx_devbuf_ensure (b, bytes, zero);
+  cudaError_t e = gfx_devbuf_ensure (b, bytes, zero, s);
   if (e == cudaSuccess)
     return GFX_OK;
   return gfx_fail (err, GFX_ERR_GPU, "%s: %.1f MiB of GPU memory: %s", who,

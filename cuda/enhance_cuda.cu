@@ -22,9 +22,7 @@ namespace {
 
 struct Cache {
   GfxDevBuf in, out, key, dec, mask, rp, lut, state;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t e0 = nullptr, e1 = nullptr;
-  GfxStaging staging; /* the upload's pinned bands */
+  GfxQueue q; /* events 0 and 1: around the kernels */
 };
 
 std::mutex cache_lock;
@@ -38,16 +36,10 @@ constexpr size_t KEY_SLACK = 16;
 void
 release_locked (void)
 {
+  gfx_queue_release (cache.q);
   for (GfxDevBuf *b : { &cache.in, &cache.out, &cache.key, &cache.dec, &cache.mask, &cache.rp,
                         &cache.lut, &cache.state })
     gfx_devbuf_free (*b);
-  if (cache.e0)
-    cudaEventDestroy (cache.e0);
-  if (cache.e1)
-    cudaEventDestroy (cache.e1);
-  if (cache.stream)
-    cudaStreamDestroy (cache.stream);
-  gfx_staging_release (cache.staging);
   cache = Cache ();
 }
 
@@ -85,12 +77,7 @@ prepare (const Plan &pl, const gfx_image *in, const gfx_enhance_params *p, gfx_e
   std::vector<uint16_t> lut (pl.key_bytes < 4 ? (size_t) pl.maxv + 1 : 1);
   for (size_t v = 0; pl.key_bytes < 4 && v < lut.size (); v++)
     lut[v] = (uint16_t) gfx_enh_gain_int ((uint32_t) v, p->gain, pl.maxv);
-  if (!cache.stream)
-    CUDA_TRY (cudaStreamCreateWithFlags (&cache.stream, cudaStreamNonBlocking));
-  if (!cache.e0)
-    CUDA_TRY (cudaEventCreate (&cache.e0));
-  if (!cache.e1)
-    CUDA_TRY (cudaEventCreate (&cache.e1));
+  CUDA_TRY (gfx_queue_ensure (cache.q));
   CUDA_TRY (gfx_devbuf_ensure (cache.in, pl.img_bytes + KEY_SLACK));
   CUDA_TRY (gfx_devbuf_ensure (cache.out, pl.img_bytes));
   CUDA_TRY (gfx_devbuf_ensure (cache.key, pl.direct ? 0 : pl.n * pl.key_bytes + KEY_SLACK));
@@ -99,11 +86,11 @@ prepare (const Plan &pl, const gfx_image *in, const gfx_enhance_params *p, gfx_e
   CUDA_TRY (gfx_devbuf_ensure (cache.rp,
                                enh_rowprefix_bytes (pl.w, pl.h, (int) pl.key_bytes, pl.r)));
   CUDA_TRY (gfx_devbuf_ensure (cache.lut, lut.size () * sizeof (uint16_t)));
-  CUDA_TRY (gfx_devbuf_ensure (cache.state, sizeof (EnhState), true));
+  CUDA_TRY (gfx_devbuf_ensure (cache.state, sizeof (EnhState), true, cache.q.stream));
   CUDA_TRY (cudaMemcpyAsync (cache.lut.p, lut.data (), lut.size () * sizeof (uint16_t),
-                             cudaMemcpyHostToDevice, cache.stream));
-  CUDA_TRY (gfx_staging_upload (cache.staging, cache.in.p, in->pixels, pl.img_bytes,
-                                cache.stream));
+                             cudaMemcpyHostToDevice, cache.q.stream));
+  CUDA_TRY (gfx_staging_upload (cache.q.staging, cache.in.p, in->pixels, pl.img_bytes,
+                                cache.q.stream));
 fail:
   return status;
 }
@@ -127,7 +114,7 @@ launch_all (const Plan &pl, const gfx_enhance_params *p, int sms, gfx_error *err
           key = (const KT *) cache.key.p;
           if (what == GFX_ENH_TIME_ALL)
             CUDA_TRY ((enh_launch_keys<T, KT> (d_in, (KT *) cache.key.p, pl.n, pl.ch, pl.lum,
-                                               plane, cache.stream)));
+                                               plane, cache.q.stream)));
         }
       EnhSink<KT> sink = {};
       if (pl.direct)
@@ -144,23 +131,23 @@ launch_all (const Plan &pl, const gfx_enhance_params *p, int sms, gfx_error *err
           {
             bool done = false;
             const int tail = tuning.kernel == 4 ? tuning.strip : 0; /* rows, 0: auto */
-            CUDA_TRY (enh_launch_fused3 (key, pl.w, pl.h, tail, ra, st, sink, cache.stream,
+            CUDA_TRY (enh_launch_fused3 (key, pl.w, pl.h, tail, ra, st, sink, cache.q.stream,
                                          &done));
             if (done)
               continue;
           }
       if (what != GFX_ENH_TIME_STATS)
-        CUDA_TRY (enh_launch_reduce<KT> (key, pl.n, ra, st, sms, cache.stream));
+        CUDA_TRY (enh_launch_reduce<KT> (key, pl.n, ra, st, sms, cache.q.stream));
       if (what == GFX_ENH_TIME_TOTALS)
         continue;
       CUDA_TRY (enh_launch_stats<KT> (key, pl.w, pl.h, pl.r, st, sink, cache.rp.p, tuning,
-                                      cache.stream));
+                                      cache.q.stream));
     }
   if (!pl.direct && what == GFX_ENH_TIME_ALL)
     {
       ApplyArgs a = { pl.n, pl.ch, pl.cc, pl.ch > pl.cc, pl.planes, p->gain, pl.maxv };
       CUDA_TRY (enh_launch_apply<T> (d_in, (T *) cache.out.p, (const uint8_t *) cache.dec.p,
-                                     d_lut, d_mask, a, cache.stream));
+                                     d_lut, d_mask, a, cache.q.stream));
     }
 fail:
   return status;
@@ -178,7 +165,7 @@ run_locked (const gfx_image *in, gfx_image *out, gfx_image *mask, const gfx_enha
   status = prepare (pl, in, p, err);
   if (status != GFX_OK)
     return status;
-  CUDA_TRY (cudaEventRecord (cache.e0, cache.stream));
+  CUDA_TRY (cudaEventRecord (cache.q.ev[0], cache.q.stream));
   if (in->depth == GFX_U8)
     status = launch_all<uint8_t, uint8_t> (pl, p, sms, err);
   else if (in->depth == GFX_U16)
@@ -187,12 +174,12 @@ run_locked (const gfx_image *in, gfx_image *out, gfx_image *mask, const gfx_enha
     status = launch_all<float, int32_t> (pl, p, sms, err);
   if (status != GFX_OK)
     return status;
-  CUDA_TRY (cudaEventRecord (cache.e1, cache.stream));
-  CUDA_TRY (gfx_staging_download (out->pixels, cache.out.p, pl.img_bytes, cache.stream));
+  CUDA_TRY (cudaEventRecord (cache.q.ev[1], cache.q.stream));
+  CUDA_TRY (gfx_staging_download (out->pixels, cache.out.p, pl.img_bytes, cache.q.stream));
   if (pl.has_mask)
-    CUDA_TRY (gfx_staging_download (mask->pixels, cache.mask.p, pl.n, cache.stream));
-  CUDA_TRY (cudaStreamSynchronize (cache.stream));
-  CUDA_TRY (cudaEventElapsedTime (&ms, cache.e0, cache.e1));
+    CUDA_TRY (gfx_staging_download (mask->pixels, cache.mask.p, pl.n, cache.q.stream));
+  CUDA_TRY (cudaStreamSynchronize (cache.q.stream));
+  CUDA_TRY (cudaEventElapsedTime (&ms, cache.q.ev[0], cache.q.ev[1]));
   *kernel_ms = ms;
 fail:
   return status;
@@ -284,7 +271,7 @@ gfx_cuda_enhance_time (const gfx_image *in, const gfx_enhance_params *p, gfx_enh
                                              : launch_all<float, int32_t> (pl, p, sms, err, what);
       return s2 == GFX_OK ? cudaSuccess : cudaErrorUnknown;
     },
-    cache.stream, reps, ms, 2, inner);
+    cache.q.stream, reps, ms, 2, inner);
   if (e == cudaErrorUnknown)
     status = GFX_ERR_GPU; /* err already says why */
   else

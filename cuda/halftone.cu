@@ -39,11 +39,8 @@ constexpr int FS_ROWS_K = 2; /* rows per thread of FS levels 2 u8 (best of 2..4 
 struct Context
 {
   bool ready;
-  cudaStream_t stream;
-  cudaEvent_t k0, k1;
-  GfxDevBuf in, out, bnd; /* input, output, hand-off words */
-  unsigned *d_ticket;
-  GfxStaging staging; /* the upload's pinned bands */
+  GfxQueue q; /* events 0 and 1: around the kernel */
+  GfxDevBuf in, out, bnd, ticket; /* input, output, hand-off words, the strips' ticket */
   unsigned epoch;
 };
 
@@ -57,10 +54,8 @@ ctx_init (gfx_error *err)
   if (ctx.ready)
     return GFX_OK;
   CUDA_TRY (cudaSetDevice (0));
-  CUDA_TRY (cudaStreamCreateWithFlags (&ctx.stream, cudaStreamNonBlocking));
-  CUDA_TRY (cudaEventCreate (&ctx.k0));
-  CUDA_TRY (cudaEventCreate (&ctx.k1));
-  CUDA_TRY (cudaMalloc (&ctx.d_ticket, sizeof (unsigned)));
+  CUDA_TRY (gfx_queue_ensure (ctx.q));
+  CUDA_TRY (gfx_devbuf_ensure (ctx.ticket, sizeof (unsigned)));
   ctx.ready = true;
   return GFX_OK;
 fail:
@@ -155,17 +150,14 @@ gfx_status
 boundary (size_t words, gfx_error *err)
 {
   gfx_status status = GFX_OK;
-  if (ctx.bnd.cap < words * 8)
-    {
-      status = gfx_devbuf_need (ctx.bnd, words * 8, "gfx_cuda_halftone", err);
-      if (status != GFX_OK)
-        return status;
-      CUDA_TRY (cudaMemsetAsync (ctx.bnd.p, 0, words * 8, ctx.stream)); /* epoch 0: never valid */
-    }
+  /* a new buffer is zeroed: epoch 0 is never valid */
+  status = gfx_devbuf_need (ctx.bnd, words * 8, "gfx_cuda_halftone", err, true, ctx.q.stream);
+  if (status != GFX_OK)
+    return status;
   if (++ctx.epoch == 0) /* after 2^32 calls: old words could look valid again */
     {
       ctx.epoch = 1;
-      CUDA_TRY (cudaMemsetAsync (ctx.bnd.p, 0, ctx.bnd.cap, ctx.stream));
+      CUDA_TRY (cudaMemsetAsync (ctx.bnd.p, 0, ctx.bnd.cap, ctx.q.stream));
     }
   return GFX_OK;
 fail:
@@ -180,14 +172,14 @@ timed_launch (void (*fn) (P), P &p, int grid, int threads, size_t smem, gfx_erro
 {
   gfx_status status = GFX_OK;
   p.bnd = (unsigned long long *) ctx.bnd.p;
-  p.ticket = ctx.d_ticket;
+  p.ticket = (unsigned *) ctx.ticket.p;
   p.epoch = ctx.epoch;
   CUDA_TRY (cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-  CUDA_TRY (cudaMemsetAsync (ctx.d_ticket, 0, sizeof (unsigned), ctx.stream));
-  CUDA_TRY (cudaEventRecord (ctx.k0, ctx.stream));
-  fn<<<grid, threads, smem, ctx.stream>>> (p);
+  CUDA_TRY (cudaMemsetAsync (ctx.ticket.p, 0, sizeof (unsigned), ctx.q.stream));
+  CUDA_TRY (cudaEventRecord (ctx.q.ev[0], ctx.q.stream));
+  fn<<<grid, threads, smem, ctx.q.stream>>> (p);
   CUDA_TRY_LAUNCH ();
-  CUDA_TRY (cudaEventRecord (ctx.k1, ctx.stream));
+  CUDA_TRY (cudaEventRecord (ctx.q.ev[1], ctx.q.stream));
   return GFX_OK;
 fail:
   return status;
@@ -223,12 +215,12 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
   p.trace_nc = (p.width + 31 * 9 + 64) / RC + 2; /* FS chunks with K <= 4 (wider skews first) */
   const size_t tw = (size_t) warps * (8 + 2 * p.trace_nc);
   CUDA_TRY (cudaMalloc (&p.trace, tw * 4));
-  CUDA_TRY (cudaMemsetAsync (p.trace, 0, tw * 4, ctx.stream));
+  CUDA_TRY (cudaMemsetAsync (p.trace, 0, tw * 4, ctx.q.stream));
   if ((status = timed_launch (fn, p, (warps + nw - 1) / nw, threads, smem, err)))
     return status;
   {
     unsigned *h = (unsigned *) malloc (tw * 4);
-    CUDA_TRY (cudaStreamSynchronize (ctx.stream));
+    CUDA_TRY (cudaStreamSynchronize (ctx.q.stream));
     CUDA_TRY (cudaMemcpy (h, p.trace, tw * 4, cudaMemcpyDeviceToHost));
     FILE *f = fopen (tf, "ab");
     if (f && h)
@@ -288,19 +280,19 @@ gfx_cuda_halftone (const gfx_image *in, gfx_image *out, int kernel, int levels, 
                                     err))
       || (status = gfx_devbuf_need (ctx.out, bytes, "gfx_cuda_halftone", err)))
     return status;
-  CUDA_TRY (gfx_staging_upload (ctx.staging, ctx.in.p, in->pixels, bytes, ctx.stream));
+  CUDA_TRY (gfx_staging_upload (ctx.q.staging, ctx.in.p, in->pixels, bytes, ctx.q.stream));
   p.in = ctx.in.p;
   p.out = ctx.out.p;
   if (in->has_alpha) /* alpha passes through: start from a copy of the input */
-    CUDA_TRY (cudaMemcpyAsync (ctx.out.p, ctx.in.p, bytes, cudaMemcpyDeviceToDevice, ctx.stream));
+    CUDA_TRY (cudaMemcpyAsync (ctx.out.p, ctx.in.p, bytes, cudaMemcpyDeviceToDevice, ctx.q.stream));
   else if (getenv ("GPUFX_HALFTONE_POISON")) /* tests: an unwritten sample cannot pass */
-    CUDA_TRY (cudaMemsetAsync (ctx.out.p, 0xa5, bytes, ctx.stream));
+    CUDA_TRY (cudaMemsetAsync (ctx.out.p, 0xa5, bytes, ctx.q.stream));
   if ((status = use_rows () ? launch_rows (in, kernel, levels, block_size, p.margin, err)
                             : launch (p, kernel, in->depth, bs, err)))
     return status;
-  CUDA_TRY (gfx_staging_download (out->pixels, ctx.out.p, bytes, ctx.stream));
-  CUDA_TRY (cudaStreamSynchronize (ctx.stream));
-  CUDA_TRY (cudaEventElapsedTime (&kms, ctx.k0, ctx.k1));
+  CUDA_TRY (gfx_staging_download (out->pixels, ctx.out.p, bytes, ctx.q.stream));
+  CUDA_TRY (cudaStreamSynchronize (ctx.q.stream));
+  CUDA_TRY (cudaEventElapsedTime (&kms, ctx.q.ev[0], ctx.q.ev[1]));
   if (timing)
     {
       timing->kernel_ms = kms;

@@ -100,3 +100,29 @@ gfx_staging_release (GfxStaging &s)
     }
   s = GfxStaging ();
 }
+
+cudaError_t
+gfx_queue_ensure (GfxQueue &q)
+{
+  cudaError_t e = cudaSuccess;
+  if (!q.stream)
+    e = cudaStreamCreateWithFlags (&q.stream, cudaStreamNonBlocking);
+  for (cudaEvent_t &ev : q.ev)
+    if (e == cudaSuccess && !ev)
+      e = cudaEventCreate (&ev);
+  return e;
+}
+
+void
+gfx_queue_release (GfxQueue &q)
+{
+  if (q.stream)
+    cudaStreamSynchronize (q.stream); /* nothing may still use what its owner frees */
+  for (cudaEvent_t ev : q.ev)
+    if (ev)
+      cudaEventDestroy (ev);
+  if (q.stream)
+    cudaStreamDestroy (q.stream);
+  gfx_staging_release (q.staging);
+  q = GfxQueue ();
+}

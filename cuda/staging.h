@@ -27,4 +27,19 @@ cudaError_t gfx_staging_download (void *dst, const void *src, size_t bytes, cuda
 /* Frees the bands and events (errors ignored); s can be used again. */
 void gfx_staging_release (GfxStaging &s);
 
+/* What each filter keeps for its calls: a non-blocking stream, three events for its own
+ * timings, and the upload's bands.  Not thread-safe: its owner serialises the calls. */
+struct GfxQueue
+{
+  cudaStream_t stream = nullptr;
+  cudaEvent_t ev[3] = { nullptr, nullptr, nullptr };
+  GfxStaging staging;
+};
+
+/* Makes what q lacks (the stream, the events); what was made stays on failure. */
+cudaError_t gfx_queue_ensure (GfxQueue &q);
+
+/* Waits for q's stream, then frees everything (errors ignored); q can be used again. */
+void gfx_queue_release (GfxQueue &q);
+
 #endif
