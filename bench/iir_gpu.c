@@ -9,8 +9,8 @@
  * group; the default for 3x3).  End to end: the whole gfx_cuda_iir call (device buffers,
  * both transfers, kernels), host clock.
  * Usage: build/bench/iir_gpu [WIDTH HEIGHT [REPEATS]]
- *        build/bench/iir_gpu --ncu [WIDTH HEIGHT]: one u8 and one float run at auto tuning
- *        (for a profiler);
+ *        build/bench/iir_gpu --ncu [WIDTH HEIGHT [CHUNK [FEEDERS]]]: one u8 and one float run
+ *        at auto tuning or the given chunk and feeders (for a profiler);
  *        build/bench/iir_gpu --quick [REPEATS]: the floors, the 8192 x 8192 u8 and float
  *        kernels (and their end to end times) and the one- and eight-group u8 runs at auto
  *        tuning (for A/B runs). */
@@ -103,7 +103,7 @@ check_bits (const gfx_iir_filter *f)
 
 /* One u8 and one float run at auto tuning, nothing else: for ncu. */
 static int
-profile_runs (int W, int H)
+profile_runs (int W, int H, int chunk, int feeders)
 {
   gfx_iir_filter f;
   filter_3x3 (&f);
@@ -116,7 +116,8 @@ profile_runs (int W, int H)
         return 1;
       fill (&in);
       gfx_image_clone (&out, &in, NULL);
-      if (gfx_cuda_iir (&f, &in, &out, NULL, &tm, &err) != GFX_OK)
+      gfx_cuda_iir_tuning t = { 0, chunk, 0, 0, feeders };
+      if (gfx_cuda_iir (&f, &in, &out, &t, &tm, &err) != GFX_OK)
         fprintf (stderr, "gfx_cuda_iir: %s\n", err.msg);
       printf ("%s: kernel %.4f ms\n", d ? "float" : "u8", tm.kernel_ms);
       gfx_image_free (&in);
@@ -178,7 +179,8 @@ main (int argc, char **argv)
   if (argc > 1 && !strcmp (argv[1], "--quick"))
     return quick (argc > 2 ? atoi (argv[2]) : 7);
   if (argc > 1 && !strcmp (argv[1], "--ncu"))
-    return profile_runs (argc > 3 ? atoi (argv[2]) : 8192, argc > 3 ? atoi (argv[3]) : 8192);
+    return profile_runs (argc > 3 ? atoi (argv[2]) : 8192, argc > 3 ? atoi (argv[3]) : 8192,
+                         argc > 4 ? atoi (argv[4]) : 0, argc > 5 ? atoi (argv[5]) : 0);
   int W = argc > 2 ? atoi (argv[1]) : 8192, H = argc > 2 ? atoi (argv[2]) : 8192;
   int reps = argc > 3 ? atoi (argv[3]) : 7;
   reps = reps < 1 ? 1 : reps > 64 ? 64 : reps;

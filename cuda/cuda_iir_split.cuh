@@ -165,20 +165,24 @@ recur (const IirArgs &A, int g, int q, int ch, int lane, PairSmem &S, int bar, i
   RState st; /* step 0: lane 0 is at column 0 */
   r_left (S, lane, st.y01, st.y02, st.y11, st.y12, st.y21, st.y22);
   st.p10 = 0.0, st.so = 0.0;
-  unsigned wait = 0; /* trace: cycles waited at the barriers */
+  /* trace: cycles waited at the barriers.  The barrier instruction defers its blocking to
+   * the loop's branch (the SASS is BAR.SYNC.DEFER_BLOCKING), so a clock read right after it
+   * would not see the wait: the wait is read at the top of the next chunk. */
+  unsigned wait = 0, c0 = 0;
   for (int i = 0; i < chunks; i++)
     {
       const int t0 = i * CH;
+      if (tr && i > 0)
+        wait += trace_clock () - c0;
       if (tr && i % GFX_IIR_TRACE_EVERY == 0 && i / GFX_IIR_TRACE_EVERY < A.trace_nc)
         tr[GFX_IIR_TRACE_HDR + i / GFX_IIR_TRACE_EVERY] = trace_clock ();
       if (t0 >= 32 && t0 + CH <= W)
         r_steps_pipe<CH, false> (b, W, t0, lane, S, st, pub);
       else
         r_steps_pipe<CH, true> (b, W, t0, lane, S, st, pub);
-      const unsigned c0 = tr ? trace_clock () : 0;
-      pair_sync (bar, nb);
       if (tr)
-        wait += trace_clock () - c0;
+        c0 = trace_clock ();
+      pair_sync (bar, nb);
     }
   if (tr)
     {
@@ -271,7 +275,11 @@ f_stage (PairSmem &S, int c0, int lane, int f, const T (&pf)[NPF<CH>])
     }
 }
 
-/* F: S_a of row r0 + lane at columns c0 .. c0 + N - 1 (< W) into the ring. */
+/* F: S_a of row r0 + lane at columns c0 .. c0 + N - 1 (< W) into the ring.  A run wholly
+ * inside the image loads all its input columns first and then forms its N sums, which are
+ * independent, so that their latencies overlap (column after column, each sum waited for
+ * its loads and its chain of additions: the feeders' phases of 8 columns took longer than
+ * R's chunks). */
 template <int N>
 __device__ __forceinline__ void
 f_sums (const double (&a)[9], int W, int c0, int lane, PairSmem &S)
@@ -279,6 +287,29 @@ f_sums (const double (&a)[9], int W, int c0, int lane, PairSmem &S)
   double xw[M][M];
   double *ring = S.ring + lane * RS;
   const double *xs = S.xs + lane * XS; /* row r0 + lane - 2 + i at xs + i * XS */
+  if (c0 + N <= W)
+    {
+      double x[M][N + M - 1]; /* x[k1][j]: row r0 + lane - k1, column c0 - (M - 1) + j */
+#pragma unroll
+      for (int k1 = 0; k1 < M; k1++)
+#pragma unroll
+        for (int j = 0; j < N + M - 1; j++)
+          {
+            const int c = c0 - (M - 1) + j;
+            x[k1][j] = xs[(2 - k1) * XS + ((c < 0 ? 0 : c) & (XR - 1))];
+          }
+#pragma unroll
+      for (int j = 0; j < N; j++)
+        {
+#pragma unroll
+          for (int k1 = 0; k1 < M; k1++)
+#pragma unroll
+            for (int k2 = 0; k2 < M; k2++)
+              xw[k1][k2] = x[k1][j + M - 1 - k2];
+          ring[(c0 + j) & (RING - 1)] = sa3 (a, xw);
+        }
+      return;
+    }
 #pragma unroll
   for (int j = 0; j < N; j++)
     {
@@ -373,21 +404,27 @@ out_setup (const IirArgs &A, int q, int r0, int lane, float *plane, Output &O)
 }
 
 /* F: the finished columns c0 .. c0 + CH - 1: the outputs as float to the quadrant's plane,
- * row by row (image frame). */
+ * row by row (image frame).  Feeder f takes rows f, f + NF, ...: all their loads and
+ * conversions first, then the stores (predicated), so that the rows' latencies overlap
+ * (row after row, each store waited for its load and conversion). */
 template <int CH, int NF>
 __device__ __forceinline__ void
 f_flush (const Output &O, int W, int c0, int lane, int f, const PairSmem &S)
 {
-  constexpr int RPI = 32 / CH;
+  constexpr int RPI = 32 / CH, NR = CH / NF;
   const int col = c0 + lane % CH;
   if (col >= W)
     return;
-  float *p = O.row + O.cdir * col;
-  const double *src = S.ring + lane / CH * RS + (col & (RING - 1));
+  const double *src = S.ring + (lane / CH + f * RPI) * RS + (col & (RING - 1));
+  float v[NR];
 #pragma unroll
-  for (int i = 0; i < CH; i++)
-    if (i % NF == f && i * RPI < O.left)
-      p[i * O.step] = (float) src[i * RPI * RS];
+  for (int k = 0; k < NR; k++)
+    v[k] = (float) src[k * NF * RPI * RS];
+  float *p = O.row + O.cdir * col + f * O.step;
+#pragma unroll
+  for (int k = 0; k < NR; k++, p += NF * O.step)
+    if ((f + k * NF) * RPI < O.left)
+      *p = v[k];
 }
 
 /* F, phase i (R runs chunk i: ring columns i CH - 31 .. i CH + CH - 1, ay of chunk i),
