@@ -9,8 +9,9 @@
  * group; the default for 3x3).  End to end: the whole gfx_cuda_iir call (device buffers,
  * both transfers, kernels), host clock.
  * Usage: build/bench/iir_gpu [WIDTH HEIGHT [REPEATS]]
- *        build/bench/iir_gpu --ncu [WIDTH HEIGHT [CHUNK [FEEDERS]]]: one u8 and one float run
- *        at auto tuning or the given chunk and feeders (for a profiler);
+ *        build/bench/iir_gpu --ncu [WIDTH HEIGHT [CHUNK [FEEDERS [PER_SM]]]]: one u8 and one
+ *        float run at auto tuning or the given chunk, feeders and blocks per SM (for a
+ *        profiler);
  *        build/bench/iir_gpu --quick [REPEATS]: the floors, the 8192 x 8192 u8 and float
  *        kernels (and their end to end times) and the one- and eight-group u8 runs at auto
  *        tuning (for A/B runs). */
@@ -103,7 +104,7 @@ check_bits (const gfx_iir_filter *f)
 
 /* One u8 and one float run at auto tuning, nothing else: for ncu. */
 static int
-profile_runs (int W, int H, int chunk, int feeders)
+profile_runs (int W, int H, int chunk, int feeders, int per_sm)
 {
   gfx_iir_filter f;
   filter_3x3 (&f);
@@ -116,7 +117,7 @@ profile_runs (int W, int H, int chunk, int feeders)
         return 1;
       fill (&in);
       gfx_image_clone (&out, &in, NULL);
-      gfx_cuda_iir_tuning t = { 0, chunk, 0, 0, feeders };
+      gfx_cuda_iir_tuning t = { 0, chunk, 0, per_sm, feeders };
       if (gfx_cuda_iir (&f, &in, &out, &t, &tm, &err) != GFX_OK)
         fprintf (stderr, "gfx_cuda_iir: %s\n", err.msg);
       printf ("%s: kernel %.4f ms\n", d ? "float" : "u8", tm.kernel_ms);
@@ -180,7 +181,8 @@ main (int argc, char **argv)
     return quick (argc > 2 ? atoi (argv[2]) : 7);
   if (argc > 1 && !strcmp (argv[1], "--ncu"))
     return profile_runs (argc > 3 ? atoi (argv[2]) : 8192, argc > 3 ? atoi (argv[3]) : 8192,
-                         argc > 4 ? atoi (argv[4]) : 0, argc > 5 ? atoi (argv[5]) : 0);
+                         argc > 4 ? atoi (argv[4]) : 0, argc > 5 ? atoi (argv[5]) : 0,
+                         argc > 6 ? atoi (argv[6]) : 0);
   int W = argc > 2 ? atoi (argv[1]) : 8192, H = argc > 2 ? atoi (argv[2]) : 8192;
   int reps = argc > 3 ? atoi (argv[3]) : 7;
   reps = reps < 1 ? 1 : reps > 64 ? 64 : reps;
