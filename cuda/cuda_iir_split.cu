@@ -21,7 +21,9 @@
  * With 1 or 2 feeders each feeder's code is inlined with its index as a constant.
  *
  * R and its feeders meet at one named barrier per chunk; between two barriers they touch
- * disjoint ring and input-ring columns (see f_phase).  Groups take (group, quadrant,
+ * disjoint ring and input-ring columns (see f_phase).  With 4 groups an SM it is the
+ * feeders' phase, latency-bound, that sets the pace: R waits at this barrier 42-52% of the
+ * time on the H100 (BENCHMARKS.md, tenth session).  Groups take (group, quadrant,
  * channel) from the atomic ticket in start order, so a group only waits for groups already
  * running.  With IirArgs.done set, each finished group is counted, and warps whose block
  * finds no task left form the mean of the four planes (mean_tail) for the row groups whose
