@@ -102,7 +102,7 @@ check_bits (const gfx_iir_filter *f)
   gfx_image_free (&gpu);
 }
 
-/* One u8 and one float run at auto tuning, nothing else: for ncu. */
+/* One u8 and one float run at auto tuning or the given one, nothing else: for ncu. */
 static int
 profile_runs (int W, int H, int chunk, int feeders, int per_sm)
 {
