@@ -429,12 +429,12 @@ f_flush (const Output &O, int W, int c0, int lane, int f, const PairSmem &S)
 
 /* F, phase i (R runs chunk i: ring columns i CH - 31 .. i CH + CH - 1, ay of chunk i),
  * shared by the NF feeder warps f (each takes its share of every job, so that their
- * latencies overlap): flush the block (i - 1) CH - 32 that R completed in phase i - 1; stage
- * the input of chunk i + 2 (loaded two phases ago into `use`, which then loads chunk i + 4);
- * S_a of chunk c1 = (i + 1) CH into the ring (slots of columns (i + 1) CH - RING .., flushed
- * in an earlier phase since RING >= 3 CH + 32), reading the input staged a phase ago; ay of
- * chunk i + 1.  The
- * input ring holds columns c1 - 2 .. c1 + 2 CH - 1 at once (XR >= 2 CH + 2).  Barrier. */
+ * latencies overlap): stage the input of chunk i + 2 (loaded two phases ago into `use`,
+ * which then loads chunk i + 4); S_a of chunk c1 = (i + 1) CH into the ring (slots of
+ * columns (i + 1) CH - RING .., flushed in an earlier phase since RING >= 3 CH + 32),
+ * reading the input staged a phase ago; flush the block (i - 1) CH - 32 that R completed in
+ * phase i - 1; ay of chunk i + 1.  The input ring holds columns c1 - 2 .. c1 + 2 CH - 1 at
+ * once (XR >= 2 CH + 2).  Barrier. */
 template <int CH, int NF, typename T>
 __device__ __forceinline__ void
 f_phase (const IirArgs &A, const double (&a)[9], const Input<CH, T> &I, const Output &O, int i,
@@ -444,21 +444,24 @@ f_phase (const IirArgs &A, const double (&a)[9], const Input<CH, T> &I, const Ou
   constexpr int N = CH / NF;
   const int W = A.W, fb = (i - 1) * CH - 32, c1 = (i + 1) * CH;
   unsigned long long v[2] = { 0, 0 };
-  if (fb >= 0 && fb < W)
-    f_flush<CH, NF> (O, W, fb, lane, f, S);
   if (c1 + CH < W)
     {
       f_stage<CH, NF, T> (S, c1 + CH, lane, f, use);
       if (c1 + 3 * CH < W)
         f_load<CH, NF, T> (I, W, c1 + 3 * CH, lane, f, use);
     }
+  /* The boundary words are loaded as late as the sums and the flush still hide their
+     latency: loaded at the phase's start, they came back the sentinel more often and took
+     another round trip (H100, 8192^2: u8 3.53 -> 3.39 ms, float 3.74 -> 3.63 ms). */
   if (c1 < W)
     {
-      /* the boundary words as late as the sums still hide their latency: issued at the
-         phase's start, they came back the sentinel more often (H100: 8192^2 u8 3.53 ->
-         3.44 ms, 4096^2 u8 1.61 -> 1.50 ms; float within 1%) */
       f_issue<N> (W, prev, c1 + f * N, lane, v);
       f_sums<N> (a, W, c1 + f * N, lane, S);
+    }
+  if (fb >= 0 && fb < W)
+    f_flush<CH, NF> (O, W, fb, lane, f, S);
+  if (c1 < W)
+    {
       const unsigned c0 = tw ? trace_clock () : 0;
       f_settle<N> (W, prev, c1 + f * N, lane, v, S);
       if (tw)
