@@ -338,8 +338,8 @@ f_sums (const double (&a)[9], int W, int c0, int lane, PairSmem &S)
 
 /* F: y of the two rows above the group at columns c0 .. c0 + CH - 1 into `ay` (lane j:
  * column c0 + j): above the image y = x (row 0, the input ring's clamped rows), else
- * group g-1's boundary words, loaded early in the phase (issue) and waited for at its end
- * (settle: each re-poll of a word still the sentinel is an L2 round trip). */
+ * group g-1's boundary words, loaded before the phase's sums (issue) and waited for at its
+ * end (settle: each re-poll of a word still the sentinel is an L2 round trip). */
 template <int N>
 __device__ __forceinline__ void
 f_issue (int W, const unsigned long long *prev, int c0, int lane, unsigned long long (&v)[2])
