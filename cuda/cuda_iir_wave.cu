@@ -34,11 +34,13 @@ namespace
 
 using gfx_iir::M;
 constexpr unsigned FULL = 0xffffffffu;
-constexpr int CH = 8;                 /* steps (columns) per chunk */
+constexpr int CH = 16;                /* steps (columns) per chunk */
 constexpr int XR = 64;                /* columns of the input and output rings */
 constexpr int BR = 128;               /* columns of the boundary ring */
 constexpr int XROWS = 32 + M - 1;     /* rows of the input ring: 2 above the group */
-constexpr int LOADS = (XROWS * CH + 31) / 32; /* load instructions a chunk */
+constexpr int RPL = 32 / CH;          /* rows a load (or store) instruction covers */
+constexpr int LOADS = XROWS / RPL;    /* load instructions a chunk */
+static_assert (XROWS % RPL == 0, "whole rows a load");
 constexpr unsigned long long SENTINEL = GFX_IIR_SENTINEL;
 
 __constant__ double w_a[GFX_IIR_QUADRANTS][M * M];
@@ -50,6 +52,23 @@ struct WaveWarp
   double bnd[M - 1][BR]; /* [0]: row r0 - 2, [1]: row r0 - 1 */
   float os[32][XR];
 };
+
+template <gfx_depth D> struct Sample;
+template <> struct Sample<GFX_U8> { using T = uint8_t; };
+template <> struct Sample<GFX_U16> { using T = uint16_t; };
+template <> struct Sample<GFX_F32> { using T = float; };
+
+template <gfx_depth D>
+__device__ __forceinline__ double
+sample_value (typename Sample<D>::T v)
+{
+  if constexpr (D == GFX_U8)
+    return gfx_iir_from_u8 (v);
+  else if constexpr (D == GFX_U16)
+    return gfx_iir_from_u16 (v);
+  else
+    return v;
+}
 
 __device__ __forceinline__ void
 st_relaxed (unsigned long long *p, double v)
@@ -92,59 +111,91 @@ wait_at_least (const int *p, int need, int lane)
   __syncwarp ();
 }
 
-/* What one warp knows about its place. */
+/* What one lane knows about its warp's place, worked out once.  Loads and output stores
+ * go row by row: instruction i covers rows k = lane / CH + RPL i of the warp's rings, lane
+ * % CH the column.  Offsets are in samples from the image's (the plane's) start, at frame
+ * column 0. */
+template <gfx_depth D>
 struct Group
 {
-  int q, ch, r0, w, lane;
+  using T = typename Sample<D>::T;
+  const T *in;
+  int q, r0, lane, W;
+  long in0;           /* load 0's row (clamped to the image) */
+  long in1;           /* load 1's row; load i > 1: in1 + (i - 1) rstep */
+  long rstep;         /* RPL frame rows */
+  int cstep;          /* one frame column (+-channels) */
+  int loads;          /* loads whose row is inside the image */
+  long out0;          /* output store 0's row in the plane */
+  long ostep;         /* RPL frame rows in the plane */
+  int ocstep;         /* one frame column in the plane (+-1) */
+  int stores;         /* output stores whose row is inside the image */
   const unsigned long long *bnd_prev; /* warp 0: the previous strip's last two rows */
-  unsigned long long *bnd_next;       /* last warp: this strip's last two rows */
-  float *plane;
 };
 
-/* Rows r0-2 .. r0+31 at frame columns c0 .. c0+CH-1 into registers (raw samples); load i
- * covers 32 / CH rows of CH consecutive columns. */
+template <gfx_depth D>
 __device__ __forceinline__ void
-load_x (const IirArgs &A, const Group &G, int c0, unsigned (&pf)[LOADS])
+group_setup (const IirArgs &A, int q, int ch, int r0, int lane, Group<D> &G)
+{
+  const int W = A.W, H = A.H, C = A.channels, k0 = lane / CH;
+  const bool down = q < 2, right = q == 0 || q == 3;
+  auto image_row = [&] (int fr) { return (long) (down ? fr : H - 1 - fr); };
+  const long col0 = right ? 0 : W - 1;
+  const int fr0 = r0 - (M - 1) + k0, fo = r0 + k0;
+  G.in = (const typename Group<D>::T *) A.in;
+  G.q = q, G.r0 = r0, G.lane = lane, G.W = W;
+  G.in0 = (image_row (max (fr0, 0)) * W + col0) * C + ch;
+  G.in1 = (image_row (fr0 + RPL) * W + col0) * C + ch;
+  G.rstep = (down ? RPL : -RPL) * (long) W * C;
+  G.cstep = right ? C : -C;
+  G.loads = fr0 >= H ? 0 : min (LOADS, (H - 1 - fr0) / RPL + 1);
+  G.out0 = image_row (fo) * W + col0;
+  G.ostep = (down ? RPL : -RPL) * (long) W;
+  G.ocstep = right ? 1 : -1;
+  G.stores = fo >= H ? 0 : min (32 / RPL, (H - 1 - fo) / RPL + 1);
+}
+
+/* Raw samples of the rows r0-2 .. r0+31 at frame columns c0 .. c0+CH-1 (0 outside). */
+template <gfx_depth D>
+__device__ __forceinline__ void
+load_x (const Group<D> &G, int c0, typename Sample<D>::T (&pf)[LOADS])
 {
   const int col = c0 + G.lane % CH;
+  const bool in_image = col < G.W;
+  const long co = (long) col * G.cstep;
 #pragma unroll
   for (int i = 0; i < LOADS; i++)
     {
-      const int k = i * (32 / CH) + G.lane / CH, row = G.r0 - (M - 1) + k;
       pf[i] = 0;
-      if (k < XROWS && row < A.H && col < A.W)
-        pf[i] = gfx_iir_load_raw (A, G.q, G.ch, row, col);
+      if (in_image && i < G.loads)
+        pf[i] = __ldg (G.in + (i == 0 ? G.in0 : G.in1 + (i - 1) * G.rstep) + co);
     }
 }
 
+template <gfx_depth D>
 __device__ __forceinline__ void
-store_x (const IirArgs &A, const Group &G, WaveWarp &S, int c0, const unsigned (&pf)[LOADS])
+store_x (const Group<D> &G, WaveWarp &S, int c0, const typename Sample<D>::T (&pf)[LOADS])
 {
-  const int slot = (c0 + G.lane % CH) & (XR - 1);
+  const int slot = (c0 + G.lane % CH) & (XR - 1), k0 = G.lane / CH;
 #pragma unroll
   for (int i = 0; i < LOADS; i++)
-    {
-      const int k = i * (32 / CH) + G.lane / CH;
-      if (k < XROWS)
-        S.xs[k][slot] = (double) gfx_iir_raw_value (A.depth, pf[i]);
-    }
+    S.xs[k0 + RPL * i][slot] = sample_value<D> (pf[i]);
 }
 
 /* The outputs of frame columns c0 .. c0+CH-1 to the quadrant's plane, row by row. */
+template <gfx_depth D>
 __device__ __forceinline__ void
-flush_out (const IirArgs &A, const Group &G, const WaveWarp &S, int c0)
+flush_out (const Group<D> &G, float *plane, const WaveWarp &S, int c0)
 {
-  const int col = c0 + G.lane % CH;
-  if (c0 < 0 || col >= A.W)
+  const int col = c0 + G.lane % CH, k0 = G.lane / CH;
+  if (c0 < 0 || col >= G.W)
     return;
-  const int icol = (G.q == 1 || G.q == 2) ? A.W - 1 - col : col, slot = col & (XR - 1);
+  float *o = plane + G.out0 + (long) G.ocstep * col;
+  const int slot = col & (XR - 1);
 #pragma unroll
-  for (int i = 0; i < CH; i++)
-    {
-      const int k = i * (32 / CH) + G.lane / CH, row = G.r0 + k;
-      if (row < A.H)
-        G.plane[(size_t) (G.q >= 2 ? A.H - 1 - row : row) * A.W + icol] = S.os[k][slot];
-    }
+  for (int i = 0; i < 32 / RPL; i++)
+    if (i < G.stores)
+      o[i * G.ostep] = S.os[k0 + RPL * i][slot];
 }
 
 /* Warp 0: the rows above the strip at columns t0 .. t0+CH-1 (lane j < CH: column t0 + j),
@@ -154,28 +205,30 @@ struct Above
   unsigned long long y[M - 1];
 };
 
+template <gfx_depth D>
 __device__ __forceinline__ void
-issue_above (const IirArgs &A, const Group &G, int t0, Above &ab)
+issue_above (const Group<D> &G, int t0, Above &ab)
 {
   const int col = t0 + G.lane;
-  if (G.r0 > 0 && G.lane < CH && col < A.W)
+  if (G.r0 > 0 && G.lane < CH && col < G.W)
 #pragma unroll
     for (int k = 0; k < M - 1; k++)
-      ab.y[k] = ld_relaxed (G.bnd_prev + (size_t) k * A.W + col);
+      ab.y[k] = ld_relaxed (G.bnd_prev + (size_t) k * G.W + col);
 }
 
+template <gfx_depth D>
 __device__ __forceinline__ void
-settle_above (const IirArgs &A, const Group &G, int t0, const Above &ab, WaveWarp &S)
+settle_above (const Group<D> &G, int t0, const Above &ab, WaveWarp &S)
 {
   const int col = t0 + G.lane, slot = col & (BR - 1);
-  const bool mine = G.lane < CH && col < A.W;
+  const bool mine = G.lane < CH && col < G.W;
 #pragma unroll
   for (int k = 0; k < M - 1; k++)
     {
       unsigned long long y = ab.y[k];
       if (G.r0 > 0)
         {
-          const unsigned long long *p = G.bnd_prev + (size_t) k * A.W + col;
+          const unsigned long long *p = G.bnd_prev + (size_t) k * G.W + col;
           while (__any_sync (FULL, mine && y == SENTINEL))
             if (mine && y == SENTINEL)
               y = ld_relaxed (p); /* each poll is an L2 round trip */
@@ -227,14 +280,15 @@ chunk_sa (const WaveWarp &S, const double (&a)[M * M], int t0, int lane, Rec &R,
 }
 
 /* Steps t0 .. t0+CH-1 of one lane: the chain is y(1,0) from the lane above (a shuffle),
- * one product and two differences.  EDGE: some lane is left of the image (c < 0; its
- * window is set up at c == 0) or right of it (c >= W: nothing it writes is read). */
-template <bool EDGE>
+ * one product and two differences.  Lanes 30 and 31 hand their y on: into the ring of the
+ * warp below (bnd_below), or for the block's last warp (LAST) to global memory (bnd_g).
+ * EDGE: some lane is left of the image (c < 0; its window is set up at c == 0) or right
+ * of it (c >= W: nothing it writes is read). */
+template <bool EDGE, bool LAST>
 __device__ __forceinline__ void
-chunk_steps (const IirArgs &A, const Group &G, WaveWarp &S, WaveWarp *below,
-             const double (&b)[M * M], int t0, const double (&sa)[CH], Rec &R)
+chunk_steps (WaveWarp &S, double *bnd_below, unsigned long long *bnd_g, int W,
+             const double (&b)[M * M], int t0, int lane, const double (&sa)[CH], Rec &R)
 {
-  const int lane = G.lane;
 #pragma unroll
   for (int j = 0; j < CH; j++)
     {
@@ -251,12 +305,12 @@ chunk_steps (const IirArgs &A, const Group &G, WaveWarp &S, WaveWarp *below,
         }
       const double y = ((sa[j] - R.so) - b[M] * y10) - b[1] * R.yp1;
       S.os[lane][c & (XR - 1)] = (float) y;
-      if (lane >= 32 - (M - 1) && (!EDGE || (c >= 0 && c < A.W)))
+      if (lane >= 32 - (M - 1) && (!EDGE || (c >= 0 && c < W)))
         {
-          if (below)
-            below->bnd[lane - (32 - (M - 1))][c & (BR - 1)] = y;
-          else if (G.bnd_next)
-            st_relaxed (G.bnd_next + (size_t) (lane - (32 - (M - 1))) * A.W + c, y);
+          if (LAST)
+            st_relaxed (bnd_g + c, y);
+          else
+            bnd_below[c & (BR - 1)] = y;
         }
       double v0n = __shfl_up_sync (FULL, y10, 1); /* lane l + 1's y(2,0) of the next step */
       if (lane == 0 && j + 1 < CH)                /* (lane 0's last one: at the next chunk) */
@@ -269,56 +323,25 @@ chunk_steps (const IirArgs &A, const Group &G, WaveWarp &S, WaveWarp *below,
     }
 }
 
-__global__ void
-__launch_bounds__ (32 * GFX_IIR_WAVE_MAX_WARPS) iir_wave (IirArgs A)
+template <bool LAST, gfx_depth D>
+__device__ __forceinline__ void
+run_warp (const IirArgs &A, const Group<D> &G, WaveWarp &S, int *done, int w, bool below,
+          double *bnd_below, unsigned long long *bnd_g, float *plane, const double (&ra)[M * M],
+          const double (&rb)[M * M])
 {
-  extern __shared__ __align__ (16) unsigned char smem[];
-  int *done = reinterpret_cast<int *> (smem);     /* per warp: steps finished */
-  __shared__ int task_s;
-  WaveWarp *warps = reinterpret_cast<WaveWarp *> (smem + 16 * sizeof (int));
-  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
-  if (threadIdx.x == 0)
-    task_s = atomicAdd (A.ticket, 1);
-  if (lane == 0)
-    done[w] = 0;
-  __syncthreads ();
-  /* Strip-major order: strip s - 1 of the same (quadrant, channel) has a smaller ticket. */
-  const int task = task_s, per_strip = GFX_IIR_QUADRANTS * A.colours;
-  const int strip = task / per_strip, rem = task % per_strip, strips = A.groups;
-  Group G;
-  G.q = rem % GFX_IIR_QUADRANTS, G.ch = rem / GFX_IIR_QUADRANTS, G.w = w, G.lane = lane;
-  G.r0 = (strip * nw + w) * 32;
-  const size_t tq = (size_t) G.ch * GFX_IIR_QUADRANTS + G.q;
-  G.plane = A.planes + tq * A.H * A.W;
-  G.bnd_prev = strip > 0 ? A.bnd + ((tq * strips + strip - 1) * (M - 1)) * A.W : nullptr;
-  const bool last_warp = w == nw - 1;
-  G.bnd_next = last_warp ? A.bnd + ((tq * strips + strip) * (M - 1)) * A.W : nullptr;
-  WaveWarp &S = warps[w];
-  WaveWarp *below = last_warp ? nullptr : &warps[w + 1];
-  if (G.r0 >= A.H) /* below the image: nothing to do; never hold the warp above back */
-    {
-      if (lane == 0)
-        publish (&done[w], 1 << 30);
-      return;
-    }
-  double ra[M * M], rb[M * M];
-#pragma unroll
-  for (int i = 0; i < M * M; i++)
-    ra[i] = w_a[G.q][i], rb[i] = w_b[G.q][i];
-  unsigned pf[LOADS];
-  load_x (A, G, 0, pf);
-  store_x (A, G, S, 0, pf);
+  const int lane = G.lane, W = A.W, steps = W + 31;
+  typename Sample<D>::T pf[LOADS];
+  load_x (G, 0, pf);
+  store_x (G, S, 0, pf);
   __syncwarp ();
   Rec R = {};
 #pragma unroll
   for (int k1 = 0; k1 < M; k1++) /* left of the image: the input of column 0 */
     R.xc1[k1] = R.xc2[k1] = S.xs[lane + M - 1 - k1][0];
-  load_x (A, G, CH, pf);
+  load_x (G, CH, pf);
   Above ab = {};
   if (w == 0)
-    issue_above (A, G, 0, ab);
-  __syncwarp ();
-  const int W = A.W, steps = W + 31;
+    issue_above (G, 0, ab);
   int t0 = 0;
   for (; t0 < steps; t0 += CH)
     {
@@ -326,9 +349,9 @@ __launch_bounds__ (32 * GFX_IIR_WAVE_MAX_WARPS) iir_wave (IirArgs A)
         {
           if (w == 0)
             {
-              settle_above (A, G, t0, ab, S);
+              settle_above (G, t0, ab, S);
               if (t0 + CH < W)
-                issue_above (A, G, t0 + CH, ab);
+                issue_above (G, t0 + CH, ab);
             }
           else /* the warp above has passed column min(t0 + CH, W) - 1 with lane 31 */
             wait_at_least (&done[w - 1], min (t0 + CH, W) + 31, lane);
@@ -342,24 +365,70 @@ __launch_bounds__ (32 * GFX_IIR_WAVE_MAX_WARPS) iir_wave (IirArgs A)
       if (t0 >= 32 && t0 + CH <= W)
         {
           chunk_sa<false> (S, ra, t0, lane, R, sa);
-          chunk_steps<false> (A, G, S, below, rb, t0, sa, R);
+          chunk_steps<false, LAST> (S, bnd_below, bnd_g, W, rb, t0, lane, sa, R);
         }
       else
         {
           chunk_sa<true> (S, ra, t0, lane, R, sa);
-          chunk_steps<true> (A, G, S, below, rb, t0, sa, R);
+          chunk_steps<true, LAST> (S, bnd_below, bnd_g, W, rb, t0, lane, sa, R);
         }
+      __syncwarp ();
       /* After step t0 + CH - 1, lane 31 has passed column t0 + CH - 32: the block of CH
          columns at t0 - 32 is complete. */
-      flush_out (A, G, S, t0 - 32);
-      store_x (A, G, S, t0 + CH, pf);
-      load_x (A, G, t0 + 2 * CH, pf);
+      flush_out (G, plane, S, t0 - 32);
+      store_x (G, S, t0 + CH, pf);
+      load_x (G, t0 + 2 * CH, pf);
       __syncwarp ();
       if (lane == 0)
         publish (&done[w], t0 + CH);
     }
   for (int c0 = t0 - 32; c0 < W; c0 += CH) /* the blocks still in the ring */
-    flush_out (A, G, S, c0);
+    flush_out (G, plane, S, c0);
+}
+
+template <gfx_depth D>
+__global__ void
+__launch_bounds__ (32 * GFX_IIR_WAVE_MAX_WARPS) iir_wave (IirArgs A)
+{
+  extern __shared__ __align__ (16) unsigned char smem[];
+  int *done = reinterpret_cast<int *> (smem); /* per warp: steps finished */
+  __shared__ int task_s;
+  WaveWarp *warps = reinterpret_cast<WaveWarp *> (smem + 16 * sizeof (int));
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  if (threadIdx.x == 0)
+    task_s = atomicAdd (A.ticket, 1);
+  if (lane == 0)
+    done[w] = 0;
+  __syncthreads ();
+  /* Strip-major order: strip s - 1 of the same (quadrant, channel) has a smaller ticket. */
+  const int task = task_s, per_strip = GFX_IIR_QUADRANTS * A.colours;
+  const int strip = task / per_strip, rem = task % per_strip, strips = A.groups;
+  const int q = rem % GFX_IIR_QUADRANTS, ch = rem / GFX_IIR_QUADRANTS;
+  const int r0 = (strip * nw + w) * 32;
+  if (r0 >= A.H) /* below the image: nothing to do; never hold the warp above back */
+    {
+      if (lane == 0)
+        publish (&done[w], 1 << 30);
+      return;
+    }
+  Group<D> G;
+  group_setup<D> (A, q, ch, r0, lane, G);
+  const size_t tq = (size_t) ch * GFX_IIR_QUADRANTS + q;
+  float *plane = A.planes + tq * A.H * A.W;
+  G.bnd_prev = strip > 0 ? A.bnd + ((tq * strips + strip - 1) * (M - 1)) * A.W : nullptr;
+  const bool last = w == nw - 1;
+  const int hand = lane >= 32 - (M - 1) ? lane - (32 - (M - 1)) : 0; /* lanes 30, 31 */
+  unsigned long long *bnd_g = A.bnd + ((tq * strips + strip) * (M - 1) + hand) * A.W;
+  WaveWarp &S = warps[w];
+  double *bnd_below = last ? nullptr : warps[w + 1].bnd[hand];
+  double ra[M * M], rb[M * M];
+#pragma unroll
+  for (int i = 0; i < M * M; i++)
+    ra[i] = w_a[q][i], rb[i] = w_b[q][i];
+  if (last)
+    run_warp<true, D> (A, G, S, done, w, false, bnd_below, bnd_g, plane, ra, rb);
+  else
+    run_warp<false, D> (A, G, S, done, w, true, bnd_below, bnd_g, plane, ra, rb);
   if (lane == 0)
     publish (&done[w], 1 << 30);
 }
@@ -390,17 +459,20 @@ gfx_iir_wave_strips (int H, int warps)
 cudaError_t
 gfx_iir_wave_launch (const IirArgs &A, int warps, cudaStream_t s, int *per_sm)
 {
+  void (*kernel) (IirArgs) = A.depth == GFX_U8    ? iir_wave<GFX_U8>
+                             : A.depth == GFX_U16 ? iir_wave<GFX_U16>
+                                                  : iir_wave<GFX_F32>;
   const size_t smem = 16 * sizeof (int) + warps * sizeof (WaveWarp);
   cudaError_t e;
   *per_sm = 0;
-  if ((e = cudaFuncSetAttribute (iir_wave, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  if ((e = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int) smem)) != cudaSuccess
-      || (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (per_sm, iir_wave, 32 * warps, smem))
+      || (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (per_sm, kernel, 32 * warps, smem))
            != cudaSuccess)
     return e;
   if (*per_sm < 1)
     return cudaSuccess; /* the caller reports it */
   const int blocks = A.groups * GFX_IIR_QUADRANTS * A.colours; /* A.groups: strips */
-  iir_wave<<<blocks, 32 * warps, smem, s>>> (A);
+  kernel<<<blocks, 32 * warps, smem, s>>> (A);
   return cudaGetLastError ();
 }
