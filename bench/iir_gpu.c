@@ -168,13 +168,6 @@ quick (int reps)
           printf (" = %.2f x max(chain, memory); end to end %.1f ms", ms /
                   (chain > mem_u8 ? chain : mem_u8), e2e);
         printf ("\n");
-        for (int w = 2; w <= 6; w += 2) /* the wave kernel at 2, 4, 6 warps a block */
-          {
-            gfx_cuda_iir_tuning t = { w, 0, 3, 0, 0 };
-            double wms = median_kernel_ms (&f, &in, &out, t, reps, NULL);
-            printf ("quick: %s %d x %d wave %d warps kernel %.4f ms\n", d ? "float" : "u8", W,
-                    rows[r], w, wms);
-          }
         gfx_image_free (&in);
         gfx_image_free (&out);
       }

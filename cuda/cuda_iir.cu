@@ -56,7 +56,6 @@ constexpr int AUTO_CHUNK = 16; /* columns per chunk: 8 or 16 */
  * SM's instruction issue count most: chunk 8, 2 feeders (8192^2 u8 3.90 ms against 5.69 with
  * 4 feeders, whose code is not specialised per feeder; chunk 16: 7.8). */
 constexpr int AUTO_PAIRS = 1;
-constexpr int AUTO_WAVE_WARPS = 4; /* wave kernel: 32-row groups a block */
 constexpr int SPLIT_FEW_GROUPS = 64;
 constexpr int TICKETS = 2; /* quadrant tasks, mean tasks */
 constexpr unsigned long long SENTINEL = GFX_IIR_SENTINEL;
@@ -424,8 +423,8 @@ fail:
 }
 
 gfx_status
-launch (const Args &A, bool split, bool wave, int warps_per_block, int chunk, int feeders,
-        int limit, size_t bnd_words, void *d_out, cudaStream_t stream, gfx_error *err)
+launch (const Args &A, bool split, int warps_per_block, int chunk, int feeders, int limit,
+        size_t bnd_words, void *d_out, cudaStream_t stream, gfx_error *err)
 {
   gfx_status status = GFX_OK;
   int device, sms, per_sm = 0, optin = 0;
@@ -440,15 +439,7 @@ launch (const Args &A, bool split, bool wave, int warps_per_block, int chunk, in
       fill_sentinel<<<sms * 4, 256, 0, stream>>> (A.bnd, bnd_words);
       CUDA_TRY_LAUNCH ();
     }
-  if (wave)
-    {
-      CUDA_TRY (gfx_iir_wave_launch (A, warps_per_block, stream, &per_sm));
-      if (per_sm < 1)
-        return gfx_fail (err, GFX_ERR_GPU, "gfx_cuda_iir: a block of %d warps does not fit on "
-                         "this GPU (registers or shared memory); use fewer warps per block",
-                         warps_per_block);
-    }
-  else if (split)
+  if (split)
     {
       status = launch_split (A, warps_per_block, chunk, feeders, limit, stream, err);
       if (status != GFX_OK || A.done) /* A.done: the kernel forms the mean itself */
@@ -526,8 +517,8 @@ release_locked ()
 }
 
 gfx_status run_locked (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, bool split,
-                       bool wave, int warps, int chunk, int feeders, int limit,
-                       gfx_cuda_timing *timing, gfx_error *err);
+                       int warps, int chunk, int feeders, int limit, gfx_cuda_timing *timing,
+                       gfx_error *err);
 
 } // namespace
 
@@ -536,19 +527,12 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
               const gfx_cuda_iir_tuning *tuning, gfx_cuda_timing *timing, gfx_error *err)
 {
   int method = tuning ? tuning->method : 0;
-  const char *env_method = getenv ("GPUFX_IIR_METHOD"); /* bench and profiling: auto's pick */
-  if (method == 0 && env_method && env_method[0] >= '1' && env_method[0] <= '3')
-    method = env_method[0] - '0';
-  if (method < 0 || method > 3)
-    return gfx_fail (err, GFX_ERR_PARAM, "method = %d: 0 (auto), 1 (one warp per group), 2 "
-                     "(split, 3x3 masks) or 3 (wave, 3x3 masks)", method);
-  bool wave = method == 3 && gfx_iir_wave_fits (f->m1, f->m2);
-  bool split = !wave && (method == 0 || method == 2) && gfx_iir_split_fits (f->m1, f->m2);
+  if (method < 0 || method > 2)
+    return gfx_fail (err, GFX_ERR_PARAM, "method = %d: 0 (auto), 1 (one warp per group) or 2 "
+                     "(split, 3x3 masks)", method);
+  bool split = method != 1 && gfx_iir_split_fits (f->m1, f->m2);
   int warps = tuning && tuning->warps_per_block ? tuning->warps_per_block
-            : wave ? AUTO_WAVE_WARPS : split ? AUTO_PAIRS : AUTO_WARPS;
-  if (wave && warps > GFX_IIR_WAVE_MAX_WARPS)
-    return gfx_fail (err, GFX_ERR_PARAM, "warps per block = %d: 0 (auto) or 1 to %d for the "
-                     "wave kernel", warps, GFX_IIR_WAVE_MAX_WARPS);
+            : split ? AUTO_PAIRS : AUTO_WARPS;
   int chunk = tuning && tuning->chunk ? tuning->chunk
             : !split ? AUTO_CHUNK : (in->height + 31) / 32 <= SPLIT_FEW_GROUPS ? 16 : 8;
   if (warps < 1 || warps > MAX_WARPS)
@@ -568,7 +552,7 @@ gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
                      "GPUFX_CUDA_FAIL)");
   std::lock_guard<std::mutex> guard (cache_lock);
   const gfx_status status
-    = run_locked (f, in, out, split, wave, warps, chunk, feeders, limit, timing, err);
+    = run_locked (f, in, out, split, warps, chunk, feeders, limit, timing, err);
   if (status != GFX_OK)
     release_locked ();
   return status;
@@ -578,9 +562,8 @@ namespace
 {
 
 gfx_status
-run_locked (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, bool split, bool wave,
-            int warps, int chunk, int feeders, int limit, gfx_cuda_timing *timing,
-            gfx_error *err)
+run_locked (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, bool split, int warps,
+            int chunk, int feeders, int limit, gfx_cuda_timing *timing, gfx_error *err)
 {
   gfx_status status = GFX_OK;
   const bool few = (in->height + 31) / 32 <= SPLIT_FEW_GROUPS;
@@ -589,7 +572,7 @@ run_locked (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, bool s
   A.W = in->width, A.H = in->height, A.channels = in->channels;
   A.colours = gfx_image_color_channels (in);
   A.m1 = f->m1, A.m2 = f->m2;
-  A.groups = wave ? gfx_iir_wave_strips (A.H, warps) : (A.H + 31) / 32;
+  A.groups = (A.H + 31) / 32;
   A.tasks = A.groups * GFX_IIR_QUADRANTS * A.colours;
   size_t bytes = gfx_image_bytes (in), n = (size_t) A.W * A.H;
   size_t tasks = (size_t) GFX_IIR_QUADRANTS * A.colours;
@@ -638,14 +621,13 @@ run_locked (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, bool s
         ca[q][i] = f->a[q][i], cb[q][i] = f->b[q][i];
     CUDA_TRY (cudaMemcpyToSymbolAsync (c_a, ca, sizeof ca, 0, cudaMemcpyHostToDevice, stream));
     CUDA_TRY (cudaMemcpyToSymbolAsync (c_b, cb, sizeof cb, 0, cudaMemcpyHostToDevice, stream));
-    if (split || wave)
+    if (split)
       {
         double sa[GFX_IIR_QUADRANTS][9] = {}, sb[GFX_IIR_QUADRANTS][9] = {};
         for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
           for (int i = 0; i < 9; i++)
             sa[q][i] = f->a[q][i], sb[q][i] = f->b[q][i];
-        CUDA_TRY (split ? gfx_iir_split_coefs (sa, sb, stream)
-                        : gfx_iir_wave_coefs (sa, sb, stream));
+        CUDA_TRY (gfx_iir_split_coefs (sa, sb, stream));
       }
     CUDA_TRY (gfx_staging_upload (cache.q.staging, d_in, in->pixels, bytes, stream));
     CUDA_TRY (cudaStreamSynchronize (stream)); /* the constants are read from host memory */
@@ -654,8 +636,7 @@ run_locked (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, bool s
     if (A.done)
       CUDA_TRY (cudaMemsetAsync (A.done, 0, sizeof (unsigned) * GFX_IIR_QUADRANTS * A.groups,
                                  stream));
-    status
-      = launch (A, split, wave, warps, chunk, feeders, limit, bnd_words, d_out, stream, err);
+    status = launch (A, split, warps, chunk, feeders, limit, bnd_words, d_out, stream, err);
     if (status != GFX_OK)
       goto fail;
     CUDA_TRY (cudaEventRecord (ev[2], stream));

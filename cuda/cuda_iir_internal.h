@@ -79,16 +79,6 @@ cudaError_t gfx_iir_split_coefs (const double (*a)[9], const double (*b)[9], cud
  * on an SM (0: none, nothing launched), *threads the block size.  Returns the CUDA error. */
 cudaError_t gfx_iir_split_launch (const IirArgs &A, int pairs, int chunk, int feeders,
                                   int limit, cudaStream_t s, int *per_sm, int *threads);
-
-/* The wave kernel (cuda_iir_wave.cu): exactly 3x3 masks, blocks of 1 to
- * GFX_IIR_WAVE_MAX_WARPS consecutive 32-row groups (a strip); IirArgs.groups counts strips. */
-constexpr int GFX_IIR_WAVE_MAX_WARPS = 6;
-bool gfx_iir_wave_fits (int m1, int m2);
-int gfx_iir_wave_strips (int H, int warps);
-cudaError_t gfx_iir_wave_coefs (const double (*a)[9], const double (*b)[9], cudaStream_t s);
-/* Launches one block of `warps` warps per strip, quadrant and colour; *per_sm gets the
- * blocks that fit on an SM (0: none, nothing launched). */
-cudaError_t gfx_iir_wave_launch (const IirArgs &A, int warps, cudaStream_t s, int *per_sm);
 #endif
 
 #endif

@@ -10,12 +10,13 @@
 #define GFX_CUDA_IIR_SPLIT_CUH
 
 #include "cuda_iir_internal.h"
-#include "cuda_iir_sums.cuh"
 
 namespace gfx_iir
 {
 
+
 constexpr unsigned FULL = 0xffffffffu;
+constexpr int M = 3;
 constexpr int RING = 128;          /* columns of the S_a / y ring (power of 2, >= 3 CH + 32:
                                       see f_phase) */
 constexpr int RS = RING + 2;       /* its row stride: skewed reads (R) are conflict-free */
@@ -35,6 +36,35 @@ struct PairSmem
   double x0[XROWS];         /* column 0 of the input rows: the window left of the image */
   int task;
 };
+
+__device__ __forceinline__ double
+sa3 (const double (&a)[9], const double (&xw)[M][M])
+{
+  double s_a = 0.0;
+#pragma unroll
+  for (int r1 = 0; r1 < M; r1++)
+    {
+      double row = a[r1 * M] * xw[r1][0];
+#pragma unroll
+      for (int r2 = 1; r2 < M; r2++)
+        row = row + a[r1 * M + r2] * xw[r1][r2];
+      s_a = r1 == 0 ? row : s_a + row;
+    }
+  return s_a;
+}
+
+/* The old terms of gfx_iir_point for 3x3 (its S_old: same products, same order) from
+ * the windows of one step: w02 = y(0,2), w11 = y(1,1), w12 = y(1,2), w20 = y(2,0), ... */
+__device__ __forceinline__ double
+s_old3 (const double (&b)[9], double w02, double w11, double w12, double w20, double w21,
+        double w22)
+{
+  double s = 0.0;
+  s = s + (0.0 + b[2] * w02);
+  s = s + ((0.0 + b[4] * w11) + b[5] * w12);
+  s = s + (((0.0 + b[6] * w20) + b[7] * w21) + b[8] * w22);
+  return s;
+}
 
 /* R's registers between steps (pipelined steps): the windows of the coming step except
  * y(1,0) (this step's shuffle), its S_old (computed a step early, off the chain), and the
