@@ -20,6 +20,13 @@ gfx_status gfx_cuda_device_name (char *name, size_t len, gfx_error *err);
  * device ran out of memory, so fallbacks can be tested on any machine with a GPU. */
 int gfx_cuda_fault_injected (const char *function);
 
+/* Test hook (hold_sms.cu): gfx_cuda_hold_sms occupies all SMs but keep_free with a kernel
+ * on a stream of its own until gfx_cuda_release_sms, so a filter run meanwhile cannot have
+ * all its blocks resident.  Run the filter once before, so that it allocates nothing (a
+ * cudaFree would wait for the held SMs). */
+gfx_status gfx_cuda_hold_sms (int keep_free, gfx_error *err);
+gfx_status gfx_cuda_release_sms (gfx_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -131,8 +131,9 @@ launch_all (const Plan &pl, const gfx_enhance_params *p, int sms, gfx_error *err
           {
             bool done = false;
             const int tail = tuning.kernel == 4 ? tuning.strip : 0; /* rows, 0: auto */
-            CUDA_TRY (enh_launch_fused3 (key, pl.w, pl.h, tail, ra, st, sink, cache.q.stream,
-                                         &done));
+            const bool help_test = tuning.kernel == 4 && tuning.overlap == 1;
+            CUDA_TRY (enh_launch_fused3 (key, pl.w, pl.h, tail, help_test, ra, st, sink,
+                                         cache.q.stream, &done));
             if (done)
               continue;
           }

@@ -32,13 +32,15 @@ void gfx_cuda_enhance_release (void);
  * kernel = 1 the shared-memory tile kernel (the automatic choice but for n = 3), 2 the
  * strip kernel for 8-bit data and n <= 33 (slower on an H100, kept for study), 3 the n = 3
  * kernel for 8-bit data after a separate totals kernel, 4 the fused n = 3 kernel (the
- * automatic choice there: totals and statistics in one cooperative kernel, where the image
- * fits the GPU's shared memory; else as 3); cols = 4, 8 or 16 columns per
+ * automatic choice there: totals and statistics in one kernel with a grid barrier, where the
+ * image fits the GPU's shared memory; else as 3); cols = 4, 8 or 16 columns per
  * strip-kernel thread; strip = rows per strip-kernel block (1..4096), for the n = 3
  * kernel rows per warp (2, 4, 8 or 16: the largest not above strip, at least 2; 0 = 4),
  * for the fused kernel (kernel = 4) the rows of a band's last row group (0 = a third);
  * overlap = 1 lets the strip, n = 3 or tile kernel start while the totals kernel ends
- * (programmatic dependent launch; automatic: on for the n = 3 and tile kernels); store = 1
+ * (programmatic dependent launch; automatic: on for the n = 3 and tile kernels), and for the
+ * fused kernel (kernel = 4) it tests the barrier's helpers: odd blocks leave their band's
+ * totals to the others, which help at once; store = 1
  * makes the strip kernel store bytes directly (no staging).
  * Out-of-range values are refused. */
 gfx_status gfx_cuda_enhance_set_tuning (int kernel, int cols, int strip, int overlap,

@@ -40,6 +40,9 @@ struct EnhPartial {
   unsigned long long t1lo, t1hi, t2lo, t2hi; /* 128-bit two's complement halves */
 };
 
+/* The fused n = 3 kernel's most blocks (its arrival counts have 8 bits). */
+#define ENH_FUSED_MAX_GRID 255
+
 /* Device-side state: the reduction's partials and ticket, and the thresholds the last
  * reduction block computes for the statistics kernels. */
 struct EnhState {
@@ -47,9 +50,11 @@ struct EnhState {
   unsigned int ticket; /* 0 between launches: the last block resets it */
   EnhPartial part[ENH_MAX_BLOCKS];
   /* the fused n = 3 kernel's grid totals (with arrival counts) and leaving blocks, 0
-   * between launches */
+   * between launches, and who sums each band (its last claim: 4 launch epoch + 1 its own
+   * block, + 2 a helper) */
   unsigned long long sum1, sum2;
   unsigned int left;
+  alignas (128) unsigned long long claim[ENH_FUSED_MAX_GRID]; /* lines of their own */
 };
 
 /* Where a statistics kernel puts its decision: a decision plane (0/1), or, for a single
@@ -162,13 +167,15 @@ cudaError_t enh_launch_win3 (const uint8_t *key, int w, int h, EnhStripTuning tu
                              const EnhState *st, EnhSink<uint8_t> sink, cudaStream_t s);
 int enh_win3_seg (EnhStripTuning tune);
 
-/* n = 3 for 8-bit keys, totals and statistics in one cooperative kernel
+/* n = 3 for 8-bit keys, totals and statistics in one kernel with a grid barrier
  * (enhance_fused3.cu), when a band of rows per SM and its output fit shared memory; *done
  * says whether it was launched (if not, and no error, the caller runs the separate
  * kernels).  tail: output rows of a band in its last row group (0: a third).  It uses
- * st->sum1/sum2/left and writes st->th as the totals kernel does. */
-cudaError_t enh_launch_fused3 (const uint8_t *key, int w, int h, int tail, RuleArgs ra,
-                               EnhState *st, EnhSink<uint8_t> sink, cudaStream_t s, bool *done);
+ * st->sum1/sum2/left/claim and writes st->th as the totals kernel does.  help_test (tests
+ * only): odd blocks leave their bands' totals to helpers, which help at once. */
+cudaError_t enh_launch_fused3 (const uint8_t *key, int w, int h, int tail, bool help_test,
+                               RuleArgs ra, EnhState *st, EnhSink<uint8_t> sink,
+                               cudaStream_t s, bool *done);
 int enh_win3_fits (int h, EnhStripTuning tune);
 
 /* Bench only: while buf (device memory, ENH_MAX_BLOCKS x ENH_TRACE_POINTS) is not NULL,

@@ -1,16 +1,24 @@
-/* n = 3 for 8-bit keys in one cooperative kernel, when a band of rows and its output fit
- * each SM's shared memory (the seed's 3241 x 3685 image: 28 rows, 191 KB of 227 KB).
+/* n = 3 for 8-bit keys in one kernel with a grid barrier, when a band of rows and its
+ * output fit each SM's shared memory (the seed's 3241 x 3685 image: 28 rows, 191 KB of
+ * 227 KB).
  *
- * Each block (one per SM, all resident) owns a band of full rows.  The band and a one-row
- * halo land in shared memory by bulk copies (bulk_copy.cuh: one instruction a row, all in
- * flight at once); the warps move each row into place (byte j = column j - 4, the
- * reflected columns -1 and w stored, so the walk has no border cases) and add up the
- * exact totals of the block's own rows on the way (dp4a).  The block adds its totals to
- * the grid's (integers: the order does not matter) and waits until all blocks have; then
- * it computes the very same thresholds as the totals kernel (gfx_enh_thresholds_make)
- * and decides its band from shared memory.  Outputs are staged in shared memory and
- * leave by bulk stores, the band's first half while the second is worked out.  The key
- * plane is read once and the output written once: the memory traffic of a copy.
+ * Each block (one per SM) owns a band of full rows.  The band and a one-row halo land in
+ * shared memory by bulk copies (bulk_copy.cuh: one instruction a row, all in flight at
+ * once); the warps move each row into place (byte j = column j - 4, the reflected columns
+ * -1 and w stored, so the walk has no border cases) and add up the exact totals of the
+ * block's own rows on the way (dp4a).  The block adds its totals to the grid's (integers:
+ * the order does not matter) and waits until every band's are in; then it computes the
+ * very same thresholds as the totals kernel (gfx_enh_thresholds_make) and decides its band
+ * from shared memory.  Outputs are staged in shared memory and leave by bulk stores, the
+ * band's first half while the second is worked out.  The key plane is read once and the
+ * output written once: the memory traffic of a copy.
+ *
+ * The barrier needs no cooperative launch: a block claims its band's totals (claim_band)
+ * as it starts, and a block that has waited HELP_AFTER_NS claims the bands nobody has
+ * claimed and sums them from global memory itself, so blocks that are not resident (a
+ * GPU shared with other work) cannot hold the others up for ever.  Without the
+ * cooperative attribute the launch can be a programmatic dependent one: the next kernel's
+ * blocks are placed while this one ends (H100, back to back: 19.3-19.5 -> 18.9-19.1 us).
  *
  * The walk: a warp takes a contiguous run of output rows of one 128-column tile (the runs
  * of all warps cover tiles x rows evenly), each lane 4 columns.  It keeps the 3-wide
@@ -308,46 +316,142 @@ write_rows (uint8_t *g, const uint8_t *s, uint32_t n)
 }
 
 /* The image totals (8-bit keys: below 2^56 each).  arrive: after a block-wide reduction,
- * thread 0 adds the block's own to the grid's sums in st, each sum word counting the
- * arrivals in its top 8 bits (so a word that counts all blocks holds the whole sum: no
- * fence, no separate flag); wait (thread 0): until both words count every block (all are
- * resident: a cooperative launch).  leave_totals zeroes them for the next launch. */
-constexpr int ARRIVAL_SHIFT = 56, MAX_GRID = 255;
+ * thread 0 adds the block's own to the grid's sums in st if it won its band's claim, each
+ * sum word counting the bands in its top 8 bits (so a word that counts all bands holds the
+ * whole sum: no fence, no separate flag); wait (thread 0): until both words count every
+ * band, helping with unclaimed bands after HELP_AFTER_NS.  leave_totals zeroes the sums for
+ * the next launch.
+ *
+ * Claims need no reset: each launch has its own epoch (from 1 up, 64 bits), and a claim is
+ * an atomicMax of 4 epoch + who; the first of a launch's claims of a band sees a value
+ * below 4 epoch (the last launch's, or 0) and wins. */
+constexpr int ARRIVAL_SHIFT = 56, MAX_GRID = ENH_FUSED_MAX_GRID;
+constexpr unsigned long long CLAIM_OWN = 1, CLAIM_HELPER = 2;
+constexpr unsigned long long HELP_AFTER_NS = 20000; /* all resident blocks are in by then */
 
-__device__ __forceinline__ void
-arrive_totals (unsigned long long q1, unsigned long long q2, EnhState *st,
-               unsigned long long (&red)[2][WARPS])
+/* A claim of band b, in two halves: the atomic (its answer not waited for here: volatile
+ * asm keeps the first use of the register where claim_won is called), then whether it was
+ * the launch's first. */
+__device__ __forceinline__ unsigned long long
+claim_start (EnhState *st, int b, unsigned long long epoch, unsigned long long who)
 {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  unsigned long long was;
+  asm volatile ("atom.global.max.u64 %0, [%1], %2;"
+                : "=l"(was)
+                : "l"(&st->claim[b]), "l"(4 * epoch + who)
+                : "memory");
+  return was;
+}
+
+__device__ __forceinline__ bool
+claim_won (unsigned long long was, unsigned long long epoch)
+{
+  asm volatile ("mov.b64 %0, %0;" : "+l"(was));
+  return was < 4 * epoch;
+}
+
+__device__ __forceinline__ bool
+claim_band (EnhState *st, int b, unsigned long long epoch, unsigned long long who)
+{
+  return claim_won (claim_start (st, b, epoch, who), epoch);
+}
+
+__device__ __forceinline__ unsigned long long
+warp_sum (unsigned long long v)
+{
   for (int o = 16; o > 0; o >>= 1)
-    {
-      q1 += __shfl_down_sync (0xffffffffu, q1, o);
-      q2 += __shfl_down_sync (0xffffffffu, q2, o);
-    }
-  if (lane == 0)
-    red[0][warp] = q1, red[1][warp] = q2;
-  __syncthreads ();
-  if (threadIdx.x != 0)
-    return;
-  unsigned long long b1 = 1ull << ARRIVAL_SHIFT, b2 = 1ull << ARRIVAL_SHIFT;
-  for (int i = 0; i < WARPS; i++)
-    b1 += red[0][i], b2 += red[1][i];
-  atomicAdd (&st->sum1, b1);
-  atomicAdd (&st->sum2, b2);
+    v += __shfl_down_sync (0xffffffffu, v, o);
+  return v;
 }
 
 __device__ __forceinline__ void
-wait_totals (EnhState *st, unsigned long long &t1, unsigned long long &t2)
+add_band (EnhState *st, unsigned long long q1, unsigned long long q2)
 {
-  const unsigned long long all = (unsigned long long) gridDim.x << ARRIVAL_SHIFT;
-  do
+  atomicAdd (&st->sum1, q1 + (1ull << ARRIVAL_SHIFT));
+  atomicAdd (&st->sum2, q2 + (1ull << ARRIVAL_SHIFT));
+}
+
+__device__ __forceinline__ void
+arrive_totals (unsigned long long q1, unsigned long long q2, const bool &claimed,
+               EnhState *st, unsigned long long (&red)[2][WARPS])
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  q1 = warp_sum (q1);
+  q2 = warp_sum (q2);
+  if (lane == 0)
+    red[0][warp] = q1, red[1][warp] = q2;
+  __syncthreads ();
+  if (threadIdx.x != 0 || !claimed)
+    return;
+  unsigned long long b1 = 0, b2 = 0;
+  for (int i = 0; i < WARPS; i++)
+    b1 += red[0][i], b2 += red[1][i];
+  add_band (st, b1, b2);
+}
+
+/* Band b's own rows' sums, from global memory by one thread: the slow path, only for bands
+ * whose blocks have not started.  The band is one run of bytes: 16-byte chunks (dp4a) and
+ * the bytes before and after them. */
+__device__ __noinline__ void
+help_band (const uint8_t *key, int w, int h, int band, int b, EnhState *st)
+{
+  const uint8_t *p = key + (size_t) b * band * w, *end = key + (size_t) min ((b + 1) * band, h) * w;
+  unsigned long long q1 = 0, q2 = 0;
+  for (; p < end && ((uintptr_t) p & 15u) != 0; p++)
+    q1 += *p, q2 += (uint32_t) *p * *p;
+  for (; p + 64 <= end; p += 64) /* four chunks in flight; below 2^32 a pass */
     {
-      t1 = *(volatile unsigned long long *) &st->sum1;
-      t2 = *(volatile unsigned long long *) &st->sum2;
+      uint4 c[4];
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        c[i] = __ldg ((const uint4 *) p + i);
+      uint32_t s1 = 0, s2 = 0;
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        {
+          const uint32_t v[4] = { c[i].x, c[i].y, c[i].z, c[i].w };
+#pragma unroll
+          for (int j = 0; j < 4; j++)
+            s1 = __dp4a (v[j], 0x01010101u, s1), s2 = __dp4a (v[j], v[j], s2);
+        }
+      q1 += s1, q2 += s2;
     }
-  while (t1 < all || t2 < all);
-  t1 -= all;
-  t2 -= all;
+  for (; p < end; p++)
+    q1 += *p, q2 += (uint32_t) *p * *p;
+  add_band (st, q1, q2);
+}
+
+/* Thread 0: the grid's totals once every band is in.  From HELP_AFTER_NS on (at once with
+ * help_now) it claims each band in turn and adds the sums of those it wins itself. */
+__device__ __forceinline__ void
+wait_totals (EnhState *st, const uint8_t *key, int w, int h, int band,
+             unsigned long long epoch, bool help_now, unsigned long long &t1,
+             unsigned long long &t2)
+{
+  const int grid = (int) gridDim.x;
+  const unsigned long long all = (unsigned long long) grid << ARRIVAL_SHIFT;
+  const unsigned long long t0 = trace_gtime ();
+  for (int next = 0;;) /* next: the band to claim when it is time to help */
+    {
+#pragma unroll 1
+      for (int p = 0; p < 16; p++)
+        {
+          t1 = *(volatile unsigned long long *) &st->sum1;
+          t2 = *(volatile unsigned long long *) &st->sum2;
+          if (t1 >= all && t2 >= all)
+            {
+              t1 -= all;
+              t2 -= all;
+              return;
+            }
+        }
+      if (next < grid && (help_now || trace_gtime () - t0 > HELP_AFTER_NS))
+        {
+          if (claim_band (st, next, epoch, CLAIM_HELPER))
+            help_band (key, w, h, band, next, st);
+          next++;
+        }
+    }
 }
 
 /* Thread 0, at the end of its block: the last block to leave zeroes the sums and the
@@ -377,9 +481,14 @@ thresholds (unsigned long long t1, unsigned long long t2, EnhState *st, int w, i
 
 template <int MODE>
 __global__ void __launch_bounds__ (THREADS, 1)
-fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail, RuleArgs ra,
-               EnhState *st, EnhSink<uint8_t> sink)
+fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail,
+               unsigned long long epoch, bool help_test, RuleArgs ra, EnhState *st,
+               EnhSink<uint8_t> sink)
 {
+  /* A programmatic dependent launch: the kernel before has finished and its memory is
+   * visible after this (a no-op otherwise); the next one may be placed from now on. */
+  asm volatile ("griddepcontrol.wait;" ::: "memory");
+  asm volatile ("griddepcontrol.launch_dependents;" ::: "memory");
   uint32_t *rows_smem = dyn_smem + LUT_WORDS; /* (rows + 2) x pitch, staging */
   const uint32_t lut = lut_address ();
   unsigned long long *const tb = trace_buf;
@@ -387,11 +496,19 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail
   __shared__ uint64_t landed[WARPS]; /* landed[k]: band rows k, k + 32, ... have landed */
   __shared__ unsigned long long red[2][WARPS];
   __shared__ w3::Rule32 rule;
+  __shared__ bool own; /* this block sums its band */
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int pitch = pitch_words (w);
   const int y0 = blockIdx.x * band, rows = min (band, h - y0), nr = rows + 2;
   /* 16-byte aligned; the band's output bytes from stage + lead */
   uint8_t *stage = (uint8_t *) (rows_smem + nr * pitch);
+  /* The band's claim goes out first (behind the row copies it would come back only when
+   * they have landed) and is read after they have, by the last warp, which has no rows to
+   * issue (help_test: odd blocks leave theirs). */
+  const bool claims = threadIdx.x == THREADS - 32 && !(help_test && (blockIdx.x & 1u));
+  unsigned long long claim_was = 0;
+  if (claims)
+    claim_was = claim_start (st, blockIdx.x, epoch, CLAIM_OWN);
   /* Band rows y0 - 1 .. y0 + rows (reflected) in flight at once; lane k of warp 0 issues
    * rows k, k + 32, ... on landed[k], and warp k adds up their totals as soon as they are
    * in, so the totals are ready just after the last row lands. */
@@ -417,6 +534,8 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail
                     : "memory");
   bulk_wait (&landed[warp], 0);
   trace_point (tb, 1);
+  if (threadIdx.x == THREADS - 32)
+    own = claims && claim_won (claim_was, epoch);
   /* The own rows' totals straight from the landed copies, so the grid barrier runs while
    * the rows are moved into place: thread 0 waits for the other blocks and works out the
    * thresholds, warps 1.. place the rows.  (A lane's sums wrap modulo 2^64 when its
@@ -430,13 +549,13 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail
           row_totals (rows_smem + r * pitch + RAW_AT / 4, (int) rc.bytes / 16, (int) rc.skew,
                       w, lane, p1, p2, o1, o2);
         }
-    arrive_totals ((unsigned long long) p1 - o1, (unsigned long long) p2 - o2, st, red);
+    arrive_totals ((unsigned long long) p1 - o1, (unsigned long long) p2 - o2, own, st, red);
   }
   trace_point (tb, 2);
   if (threadIdx.x == 0)
     {
       unsigned long long t1, t2;
-      wait_totals (st, t1, t2);
+      wait_totals (st, key, w, h, band, epoch, help_test, t1, t2);
       trace_point (tb, 3);
       thresholds (t1, t2, st, w, h, ra, rule);
       trace_point (tb, 4);
@@ -503,10 +622,14 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail
   trace_point (tb, 8);
 }
 
+/* Launches so far, every mode alike (they share st's claims; the caller holds the cache
+ * lock): each launch's epoch. */
+unsigned long long launches = 0;
+
 template <int MODE>
 cudaError_t
-launch_mode (const uint8_t *key, int w, int h, int tail, RuleArgs ra, EnhState *st,
-             EnhSink<uint8_t> sink, cudaStream_t s, bool *done)
+launch_mode (const uint8_t *key, int w, int h, int tail, bool help_test, RuleArgs ra,
+             EnhState *st, EnhSink<uint8_t> sink, cudaStream_t s, bool *done)
 {
   /* The device's limits, read once (the caller holds the cache lock): band rows per block
    * so that one block per SM covers the image. */
@@ -529,7 +652,8 @@ launch_mode (const uint8_t *key, int w, int h, int tail, RuleArgs ra, EnhState *
   /* gain table, rows, staged output */
   const size_t smem = 4 * LUT_WORDS + (size_t) (band + 2) * pitch_words (w) * 4
                       + (STAGED<MODE> ? ((size_t) band * w + 15 + 15) & ~(size_t) 15 : 0);
-  const size_t static_smem = 8 + 2 * WARPS * 8 + sizeof (w3::Rule32) + 64;
+  /* landed, red, rule, own and slack */
+  const size_t static_smem = WARPS * 8 + 2 * WARPS * 8 + sizeof (w3::Rule32) + 8 + 64;
   if (grid > MAX_GRID || smem + static_smem > (size_t) max_smem)
     return cudaSuccess; /* does not fit: *done stays false */
   static size_t smem_set[3] = { 0, 0, 0 };
@@ -548,23 +672,19 @@ launch_mode (const uint8_t *key, int w, int h, int tail, RuleArgs ra, EnhState *
   if (e != cudaSuccess)
     return e;
   if (per_sm < 1 || grid > per_sm * sms)
-    return cudaSuccess; /* not all resident: not for a grid barrier */
+    return cudaSuccess; /* not all resident at once: the separate kernels are faster */
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3 ((unsigned) grid);
   cfg.blockDim = dim3 (THREADS);
   cfg.dynamicSmemBytes = smem;
   cfg.stream = s;
   cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeCooperative;
-  at[0].val.cooperative = 1;
+  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = at;
   cfg.numAttrs = 1;
-  e = cudaLaunchKernelEx (&cfg, fused3_kernel<MODE>, key, w, h, band, tail, ra, st, sink);
-  if (e == cudaErrorCooperativeLaunchTooLarge)
-    {
-      (void) cudaGetLastError (); /* not sticky: the separate kernels take over */
-      return cudaSuccess;
-    }
+  e = cudaLaunchKernelEx (&cfg, fused3_kernel<MODE>, key, w, h, band, tail, ++launches, help_test,
+                          ra, st, sink);
   *done = e == cudaSuccess;
   return e;
 }
@@ -572,15 +692,15 @@ launch_mode (const uint8_t *key, int w, int h, int tail, RuleArgs ra, EnhState *
 } // namespace
 
 cudaError_t
-enh_launch_fused3 (const uint8_t *key, int w, int h, int tail, RuleArgs ra, EnhState *st,
-                   EnhSink<uint8_t> sink, cudaStream_t s, bool *done)
+enh_launch_fused3 (const uint8_t *key, int w, int h, int tail, bool help_test, RuleArgs ra,
+                   EnhState *st, EnhSink<uint8_t> sink, cudaStream_t s, bool *done)
 {
   *done = false;
   if (sink.dec)
-    return launch_mode<w3::MODE_DEC> (key, w, h, tail, ra, st, sink, s, done);
+    return launch_mode<w3::MODE_DEC> (key, w, h, tail, help_test, ra, st, sink, s, done);
   if (sink.mask)
-    return launch_mode<w3::MODE_OUT_MASK> (key, w, h, tail, ra, st, sink, s, done);
-  return launch_mode<w3::MODE_OUT> (key, w, h, tail, ra, st, sink, s, done);
+    return launch_mode<w3::MODE_OUT_MASK> (key, w, h, tail, help_test, ra, st, sink, s, done);
+  return launch_mode<w3::MODE_OUT> (key, w, h, tail, help_test, ra, st, sink, s, done);
 }
 
 cudaError_t
