@@ -104,7 +104,7 @@ print_trace (const gfx_image *in, const gfx_enhance_params *p)
 }
 
 static void
-one_window (const gfx_image *in, int n, int reps, double copy_ms, int sweep)
+one_window (const gfx_image *in, int n, int reps, double copy_ms, double copyk_ms, int sweep)
 {
   gfx_enhance_params p;
   gfx_params_defaults (&gfx_enhance_param_set, &p);
@@ -138,11 +138,12 @@ one_window (const gfx_image *in, int n, int reps, double copy_ms, int sweep)
   for (size_t i = 0; i < bytes; i++)
     enhanced += ((uint8_t *) cmask.pixels)[i] != 0;
   int same = !memcmp (gpu.pixels, cpu.pixels, bytes) && !memcmp (gmask.pixels, cmask.pixels, bytes);
-  printf ("n=%-3d kernels %.4f ms = %.2f x copy (separate kernels: totals %.4f ms, statistics %.4f ms); "
+  printf ("n=%-3d kernels %.4f ms = %.2f x copy, %.2f x copy kernel (separate kernels: totals "
+          "%.4f ms, statistics %.4f ms); "
           "one call: kernels %.4f ms (min %.4f), with transfers %.3f ms; "
           "CPU (%d threads) %.1f ms; GPU %s CPU; %.1f%% enhanced\n",
-          n, all, all / copy_ms, tot, sta, call_kernel, k[0], call_total, gfx_threads (), cpu_ms,
-          same ? "==" : "!=", 100.0 * enhanced / bytes);
+          n, all, all / copy_ms, all / copyk_ms, tot, sta, call_kernel, k[0], call_total,
+          gfx_threads (), cpu_ms, same ? "==" : "!=", 100.0 * enhanced / bytes);
   if (n == 3)
     {
       print_trace (in, &p);
@@ -243,17 +244,27 @@ main (int argc, char **argv)
       gfx_image_free (&in);
       return 0;
     }
-  double copy_ms = 0, copy1_ms = 0;
-  gfx_cuda_copy_ms (gfx_image_bytes (&in), reps, INNER, &copy_ms, &err);
-  gfx_cuda_copy_ms (gfx_image_bytes (&in), reps, 1, &copy1_ms, &err);
+  double copy_ms = 0, copy1_ms = 0, copyk_ms = 0;
+  gfx_cuda_copy_ms (gfx_image_bytes (&in), 0, reps, INNER, &copy_ms, &err);
+  gfx_cuda_copy_ms (gfx_image_bytes (&in), 0, reps, 1, &copy1_ms, &err);
+  gfx_cuda_copy_ms (gfx_image_bytes (&in), 1, reps, INNER, &copyk_ms, &err);
   printf ("device: %s\nimage: %d x %d gray 8-bit (%.1f MB)\n", name, w, h,
           gfx_image_bytes (&in) / 1e6);
   printf ("copy floor: device-to-device copy of the same bytes, median %.4f ms back to back "
-          "(%.0f GB/s r+w), %.4f ms alone\n",
-          copy_ms, 2.0 * gfx_image_bytes (&in) / copy_ms / 1e6, copy1_ms);
+          "(%.0f GB/s r+w), %.4f ms alone; a copy kernel %.4f ms back to back (%.0f GB/s)\n",
+          copy_ms, 2.0 * gfx_image_bytes (&in) / copy_ms / 1e6, copy1_ms, copyk_ms,
+          2.0 * gfx_image_bytes (&in) / copyk_ms / 1e6);
+  /* launch floors: an empty grid of the fused kernel's shape (one 1024-thread block an
+   * SM, ~190 KB of shared memory) and a light one, back to back */
+  double big_ms = 0, small_ms = 0;
+  gfx_cuda_launch_floor_ms (0, 1024, 190 * 1024, reps, INNER, &big_ms, &err);
+  gfx_cuda_launch_floor_ms (0, 128, 0, reps, INNER, &small_ms, &err);
+  printf ("launch floor: empty kernel back to back, a block an SM, 1024 threads and 190 KB "
+          "shared: %.4f ms; 128 threads: %.4f ms\n",
+          big_ms, small_ms);
   static const int windows[] = { 3, 31, 33, 255 }; /* 33: first large-window path */
   for (int i = 0; i < 4; i++)
-    one_window (&in, windows[i], reps, copy_ms, sweep);
+    one_window (&in, windows[i], reps, copy_ms, copyk_ms, sweep);
   if (sweep)
     {
       /* the statistics kernel alone per window: tile kernel, strip kernel (4 columns per

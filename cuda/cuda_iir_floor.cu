@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "copy_floor.cuh"
 #include "cuda_check.h"
 #include "cuda_iir_bench.h"
 
@@ -18,14 +19,6 @@ chain_kernel (int steps, double s, double b10, double b01, double *out)
       y = (s - b10 * above) - b01 * y;
     }
   out[threadIdx.x] = y;
-}
-
-__global__ void
-copy_kernel (const int4 *__restrict__ in, int4 *__restrict__ out, size_t n)
-{
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
-       i += (size_t) gridDim.x * blockDim.x)
-    out[i] = in[i];
 }
 
 /* Times `launch` reps times with events; median in ms. */
@@ -88,7 +81,7 @@ gfx_cuda_iir_memory_floor (size_t bytes, int reps, double *ms, gfx_error *err)
   CUDA_TRY (cudaMalloc (&a, n * 16));
   CUDA_TRY (cudaMalloc (&b, n * 16));
   CUDA_TRY (cudaMemset (a, 1, n * 16));
-  status = median_ms ([&] { copy_kernel<<<sms * 8, 512>>> (a, b, n); }, reps, ms, err);
+  status = median_ms ([&] { floor_copy (a, b, n, sms, 0); }, reps, ms, err);
 fail:
   cudaFree (a);
   cudaFree (b);

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "copy_floor.cuh"
 #include "cuda_check.h"
 #include "cuda_timing.h"
 #include "device_buf.h"
@@ -326,17 +327,58 @@ fail:
   return status;
 }
 
+namespace
+{
+/* An empty kernel launched as the fused kernel is (programmatic dependent launch). */
+__global__ void
+empty_kernel ()
+{
+  asm volatile ("griddepcontrol.wait;" ::: "memory");
+  asm volatile ("griddepcontrol.launch_dependents;" ::: "memory");
+}
+} // namespace
+
 extern "C" gfx_status
-gfx_cuda_copy_ms (size_t bytes, int reps, int inner, double *ms, gfx_error *err)
+gfx_cuda_launch_floor_ms (int blocks, int threads, size_t smem, int reps, int inner, double *ms,
+                          gfx_error *err)
+{
+  gfx_status status = GFX_OK;
+  cudaLaunchAttribute at = {};
+  at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.blockDim = dim3 ((unsigned) threads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.attrs = &at;
+  cfg.numAttrs = 1;
+  if (blocks <= 0) /* one an SM */
+    CUDA_TRY (cudaDeviceGetAttribute (&blocks, cudaDevAttrMultiProcessorCount, 0));
+  cfg.gridDim = dim3 ((unsigned) blocks);
+  CUDA_TRY (cudaFuncSetAttribute (empty_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int) smem));
+  CUDA_TRY (gfx_cuda_time_median ([&] { return cudaLaunchKernelEx (&cfg, empty_kernel); }, 0,
+                                  reps, ms, 1, inner));
+fail:
+  return status;
+}
+
+extern "C" gfx_status
+gfx_cuda_copy_ms (size_t bytes, int by_kernel, int reps, int inner, double *ms, gfx_error *err)
 {
   gfx_status status = GFX_OK;
   void *a = nullptr, *b = nullptr;
-  CUDA_TRY (cudaMalloc (&a, bytes));
-  CUDA_TRY (cudaMalloc (&b, bytes));
-  CUDA_TRY (cudaMemset (a, 1, bytes));
+  const size_t words = (bytes + 15) / 16;
+  int sms = 0;
+  CUDA_TRY (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, 0));
+  CUDA_TRY (cudaMalloc (&a, words * 16));
+  CUDA_TRY (cudaMalloc (&b, words * 16));
+  CUDA_TRY (cudaMemset (a, 1, words * 16));
   CUDA_TRY (gfx_cuda_time_median (
-    [&] { return cudaMemcpyAsync (b, a, bytes, cudaMemcpyDeviceToDevice, 0); }, 0, reps, ms,
-    1, inner));
+    [&] {
+      return by_kernel ? floor_copy ((const int4 *) a, (int4 *) b, words, sms, 0)
+                       : cudaMemcpyAsync (b, a, bytes, cudaMemcpyDeviceToDevice, 0);
+    },
+    0, reps, ms, 1, inner));
 fail:
   cudaFree (a);
   cudaFree (b);

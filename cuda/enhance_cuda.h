@@ -72,8 +72,17 @@ gfx_status gfx_cuda_enhance_trace (const gfx_image *in, const gfx_enhance_params
                                    long long *t, int max_blocks, int *blocks, gfx_error *err);
 
 /* Benchmark floor: median time (ms) of a device-to-device copy of `bytes` (`reps`
- * samples of `inner` copies back to back). */
-gfx_status gfx_cuda_copy_ms (size_t bytes, int reps, int inner, double *ms, gfx_error *err);
+ * samples of `inner` copies back to back): cudaMemcpyAsync, or with by_kernel a copy
+ * kernel of 16-byte words over the whole GPU. */
+gfx_status gfx_cuda_copy_ms (size_t bytes, int by_kernel, int reps, int inner, double *ms,
+                             gfx_error *err);
+
+/* Benchmark floor: median time (ms) of an empty kernel of `blocks` (0: one an SM) x
+ * `threads` with `smem`
+ * bytes of dynamic shared memory, launched as the fused kernel is (programmatic dependent
+ * launch), `inner` back to back: what launching a grid of that shape costs. */
+gfx_status gfx_cuda_launch_floor_ms (int blocks, int threads, size_t smem, int reps, int inner,
+                                     double *ms, gfx_error *err);
 
 #ifdef __cplusplus
 }
