@@ -333,8 +333,8 @@ namespace
 __global__ void
 empty_kernel ()
 {
-  asm volatile ("griddepcontrol.wait;" ::: "memory");
-  asm volatile ("griddepcontrol.launch_dependents;" ::: "memory");
+  cudaGridDependencySynchronize ();
+  cudaTriggerProgrammaticLaunchCompletion ();
 }
 } // namespace
 
@@ -343,17 +343,12 @@ gfx_cuda_launch_floor_ms (int blocks, int threads, size_t smem, int reps, int in
                           gfx_error *err)
 {
   gfx_status status = GFX_OK;
-  cudaLaunchAttribute at = {};
-  at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  at.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t cfg = {};
-  cfg.blockDim = dim3 ((unsigned) threads);
-  cfg.dynamicSmemBytes = smem;
-  cfg.attrs = &at;
-  cfg.numAttrs = 1;
+  cudaLaunchAttribute at;
+  cudaLaunchConfig_t cfg;
   if (blocks <= 0) /* one an SM */
     CUDA_TRY (cudaDeviceGetAttribute (&blocks, cudaDevAttrMultiProcessorCount, 0));
-  cfg.gridDim = dim3 ((unsigned) blocks);
+  cfg = enh_launch_config (dim3 ((unsigned) blocks), dim3 ((unsigned) threads), smem, 0, true,
+                           &at);
   CUDA_TRY (cudaFuncSetAttribute (empty_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   (int) smem));
   CUDA_TRY (gfx_cuda_time_median ([&] { return cudaLaunchKernelEx (&cfg, empty_kernel); }, 0,

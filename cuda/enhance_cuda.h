@@ -78,9 +78,9 @@ gfx_status gfx_cuda_copy_ms (size_t bytes, int by_kernel, int reps, int inner, d
                              gfx_error *err);
 
 /* Benchmark floor: median time (ms) of an empty kernel of `blocks` (0: one an SM) x
- * `threads` with `smem`
- * bytes of dynamic shared memory, launched as the fused kernel is (programmatic dependent
- * launch), `inner` back to back: what launching a grid of that shape costs. */
+ * `threads` with `smem` bytes of dynamic shared memory, launched as the fused kernel is
+ * (programmatic dependent launch), `inner` back to back: what launching a grid of that
+ * shape costs. */
 gfx_status gfx_cuda_launch_floor_ms (int blocks, int threads, size_t smem, int reps, int inner,
                                      double *ms, gfx_error *err);
 

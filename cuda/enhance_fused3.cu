@@ -135,6 +135,20 @@ place_row (uint32_t *d, uint32_t skew, int w, int lane)
     }
 }
 
+/* Adds the 16 keys of a chunk to p1 and their squares to p2. */
+__device__ __forceinline__ void
+chunk_sums (const uint4 &c, uint32_t &p1, uint32_t &p2)
+{
+  p1 = __dp4a (c.x, 0x01010101u, p1);
+  p2 = __dp4a (c.x, c.x, p2);
+  p1 = __dp4a (c.y, 0x01010101u, p1);
+  p2 = __dp4a (c.y, c.y, p2);
+  p1 = __dp4a (c.z, 0x01010101u, p1);
+  p2 = __dp4a (c.z, c.z, p2);
+  p1 = __dp4a (c.w, 0x01010101u, p1);
+  p2 = __dp4a (c.w, c.w, p2);
+}
+
 /* Adds the keys of an own row as landed (`chunks` 16-byte chunks, 16-byte aligned in
  * shared memory, column 0 at byte skew) to p1 and their squares to p2: all chunks whole,
  * and the bytes of the copy outside the row (fewer than 16 at each end) to o1, o2 to be
@@ -145,15 +159,7 @@ row_totals (const uint32_t *raw, int chunks, int skew, int w, int lane, uint32_t
 {
   for (int i = lane; i < chunks; i += 32)
     {
-      const uint4 c = ((const uint4 *) raw)[i];
-      p1 = __dp4a (c.x, 0x01010101u, p1);
-      p2 = __dp4a (c.x, c.x, p2);
-      p1 = __dp4a (c.y, 0x01010101u, p1);
-      p2 = __dp4a (c.y, c.y, p2);
-      p1 = __dp4a (c.z, 0x01010101u, p1);
-      p2 = __dp4a (c.z, c.z, p2);
-      p1 = __dp4a (c.w, 0x01010101u, p1);
-      p2 = __dp4a (c.w, c.w, p2);
+      chunk_sums (((const uint4 *) raw)[i], p1, p2);
     }
   const uint8_t *b = (const uint8_t *) raw;
   const int tail = 16 * chunks - skew - w;
@@ -371,6 +377,8 @@ add_band (EnhState *st, unsigned long long q1, unsigned long long q2)
   atomicAdd (&st->sum2, q2 + (1ull << ARRIVAL_SHIFT));
 }
 
+/* claimed: a shared flag, by reference: it is read after the barrier below, which the
+ * warp that writes it reaches only after writing it. */
 __device__ __forceinline__ void
 arrive_totals (unsigned long long q1, unsigned long long q2, const bool &claimed,
                EnhState *st, unsigned long long (&red)[2][WARPS])
@@ -408,12 +416,7 @@ help_band (const uint8_t *key, int w, int h, int band, int b, EnhState *st)
       uint32_t s1 = 0, s2 = 0;
 #pragma unroll
       for (int i = 0; i < 4; i++)
-        {
-          const uint32_t v[4] = { c[i].x, c[i].y, c[i].z, c[i].w };
-#pragma unroll
-          for (int j = 0; j < 4; j++)
-            s1 = __dp4a (v[j], 0x01010101u, s1), s2 = __dp4a (v[j], v[j], s2);
-        }
+        chunk_sums (c[i], s1, s2);
       q1 += s1, q2 += s2;
     }
   for (; p < end; p++)
@@ -487,8 +490,8 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail
 {
   /* A programmatic dependent launch: the kernel before has finished and its memory is
    * visible after this (a no-op otherwise); the next one may be placed from now on. */
-  asm volatile ("griddepcontrol.wait;" ::: "memory");
-  asm volatile ("griddepcontrol.launch_dependents;" ::: "memory");
+  cudaGridDependencySynchronize ();
+  cudaTriggerProgrammaticLaunchCompletion ();
   uint32_t *rows_smem = dyn_smem + LUT_WORDS; /* (rows + 2) x pitch, staging */
   const uint32_t lut = lut_address ();
   unsigned long long *const tb = trace_buf;
@@ -673,16 +676,9 @@ launch_mode (const uint8_t *key, int w, int h, int tail, bool help_test, RuleArg
     return e;
   if (per_sm < 1 || grid > per_sm * sms)
     return cudaSuccess; /* not all resident at once: the separate kernels are faster */
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3 ((unsigned) grid);
-  cfg.blockDim = dim3 (THREADS);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = s;
-  cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  at[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = at;
-  cfg.numAttrs = 1;
+  cudaLaunchAttribute at;
+  const cudaLaunchConfig_t cfg = enh_launch_config (dim3 ((unsigned) grid), dim3 (THREADS),
+                                                    smem, s, true, &at);
   e = cudaLaunchKernelEx (&cfg, fused3_kernel<MODE>, key, w, h, band, tail, ++launches, help_test,
                           ra, st, sink);
   *done = e == cudaSuccess;
