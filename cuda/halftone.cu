@@ -199,7 +199,7 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
   const bool paired = pair_fits (in, kernel, levels) && !(pe && !strcmp (pe, "0"))
                       && !(obe && !strcmp (obe, "0"));
   const char *tf = getenv ("GPUFX_HALFTONE_TRACE"); /* bench: per-chunk clocks to a file */
-  rows_fn fn = paired ? pick_pair_fs (k, tf != nullptr)
+  rows_fn fn = paired ? pick_pair_fs (k, tf != nullptr, margin > 0)
              : ob     ? pick_rows_fs_ob (tf != nullptr)
                       : pick_rows (kernel, levels == 2, in->depth, k);
   /* warps per block: nw strips, or one strip on a pair of warps (the knob does not apply) */

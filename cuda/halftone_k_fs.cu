@@ -30,12 +30,15 @@ gfxht::pick_rows_fs_ob (bool trace)
                : halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false>;
 }
 
+/* K = 2 (the default) also without the margin's code where the margin is 0 (it cost 4%) */
 gfxht::rows_fn
-gfxht::pick_pair_fs (int k, bool trace)
+gfxht::pick_pair_fs (int k, bool trace, bool margin)
 {
   if (k == 3)
     return trace ? halftone_pair_kernel<3, true> : halftone_pair_kernel<3, false>;
   if (k == 4)
     return trace ? halftone_pair_kernel<4, true> : halftone_pair_kernel<4, false>;
-  return trace ? halftone_pair_kernel<2, true> : halftone_pair_kernel<2, false>;
+  if (margin)
+    return trace ? halftone_pair_kernel<2, true> : halftone_pair_kernel<2, false>;
+  return trace ? halftone_pair_kernel<2, true, false> : halftone_pair_kernel<2, false, false>;
 }

@@ -69,6 +69,16 @@ geo (int k)
        : Geo{ 6, 3, 1, { 0, 1, 0, -1, 2, 1 }, { 2, 1, 1, 1, 0, 0 } }; /* Atkinson */
 }
 
+/* Floyd-Steinberg's tap weights in table order, as gfx_tap_weight makes them (exact in
+ * float): the FS-only block-output paths take them as immediates, which keeps them out of
+ * registers (the paired kernel reloaded them from constant memory at every chunk).
+ * fs_weights_match checks them against the table. */
+__host__ __device__ constexpr float
+fs_tap_weight (int t)
+{
+  return t == 0 ? 1.0f / 16 : t == 1 ? 5.0f / 16 : t == 2 ? 3.0f / 16 : 7.0f / 16;
+}
+
 struct Params
 {
   const void *in;

@@ -37,6 +37,11 @@ namespace pair
 {
 constexpr int NB = 4;     /* chunks in flight between the two warps (float and index rings) */
 constexpr int NBYTE = 4;  /* input byte ring (copies NBYTE - 1 chunks ahead of conversion) */
+/* The step after which the chain warp loads the next chunk's hand-off words.  The loads'
+ * latency was showing at the chunk's end, and ptxas's schedule of the chunk moves with this
+ * step: FS 8192^2 gray on the H100, one device call, margin 0, ms by step: 0: 1.11, 1: 1.00,
+ * 2: 1.02, 3: 1.00, 5: 1.18, 6: 1.08, 7: 1.06, 8 (the rows kernel's): 1.06, 10: 1.10. */
+constexpr int IMPORT_STEP = 3;
 constexpr int FSTRIDE = 20; /* floats per lane row of the float ring (16 + 4: no bank
                                conflicts for the chain warp's 16-byte loads) */
 constexpr int PITCH = rows_pitch (1);
@@ -105,10 +110,10 @@ st_shared_u4 (sptr a, unsigned x, unsigned y, unsigned z, unsigned w)
 }
 #endif
 
-template <int K, bool TRACE>
+template <int K, bool TRACE, bool MARGIN>
 struct Pair
 {
-  using S = RStrip<GFX_KERNEL_FS, true, 0, K, true, TRACE>;
+  using S = RStrip<GFX_KERNEL_FS, true, 0, K, true, TRACE, MARGIN>;
   S &s;
   sptr fin, qr; /* the float ring and the index ring (shared addresses) */
 
@@ -148,7 +153,7 @@ struct Pair
     for (int i = 0; i < RC; i++)
       {
         s.template step<CHECK> (i, impv, vm, ex, vm[K - 1] & s.xmask);
-        if (i == RC / 2) /* the next chunk's hand-off words (as the rows kernel) */
+        if (i == IMPORT_STEP) /* the next chunk's hand-off words */
           s.import_issue (b + RC);
       }
 #pragma unroll
@@ -243,12 +248,12 @@ struct Pair
 
 /* One block, two warps, one strip of 32 K rows (RParams as the rows kernel's, FS levels 2
  * gray 8-bit). */
-template <int K, bool TRACE>
+template <int K, bool TRACE, bool MARGIN = true>
 __global__ void __launch_bounds__ (64)
 halftone_pair_kernel (const __grid_constant__ RParams p)
 {
   GFXHT_DYNAMIC_SMEM (smem);
-  using P = pair::Pair<K, TRACE>;
+  using P = pair::Pair<K, TRACE, MARGIN>;
   using SS = typename P::S;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   unsigned *ticket = (unsigned *) (smem + pair::smem_bytes (K) - 16);
@@ -276,8 +281,9 @@ halftone_pair_kernel (const __grid_constant__ RParams p)
     pr.helper ();
 }
 
-/* FS levels 2 gray 8-bit with pair_fits, k rows a lane (2..4; trace: with the bench trace) */
-rows_fn pick_pair_fs (int k, bool trace);
+/* FS levels 2 gray 8-bit with pair_fits, k rows a lane (2..4; trace: with the bench trace;
+ * margin: whether it is above 0) */
+rows_fn pick_pair_fs (int k, bool trace, bool margin);
 
 } // namespace gfxht
 

@@ -283,7 +283,8 @@ pack_flags (const unsigned (&f)[4])
 /* OB (block output; levels 2, gray 8-bit, width a multiple of 16): every lane writes each of
  * its rows as aligned 16-byte blocks, one a chunk, instead of the level-index tile written
  * back a byte a step.  TRACE: the bench's per-chunk clocks (p.trace). */
-template <int KID, bool LV2, int DEPTH, int K, bool OB = false, bool TRACE = false>
+template <int KID, bool LV2, int DEPTH, int K, bool OB = false, bool TRACE = false,
+          bool MARGIN = true>
 struct RStrip
 {
   static constexpr int NT = geo (KID).n;
@@ -437,7 +438,7 @@ struct RStrip
   {
     if (import_wanted (b))
       imp = ld_import (impp + b);
-    if (use_margin && margin_wanted (b))
+    if (MARGIN && use_margin && margin_wanted (b))
       mimp = ld_relaxed_gpu (up1 + margin_col (b));
   }
 
@@ -454,7 +455,7 @@ struct RStrip
   __device__ float
   import_install (int b)
   {
-    const bool want = import_wanted (b), mwant = use_margin && margin_wanted (b);
+    const bool want = import_wanted (b), mwant = MARGIN && use_margin && margin_wanted (b);
     const unsigned epoch = p.epoch;
     while (true)
       {
@@ -575,7 +576,7 @@ struct RStrip
         const int k = dy == 0 ? dx - 1 : dy == 1 ? RE + dx : 2 * RE + 1 + dx;
 #pragma unroll
         for (int j = 0; j < K; j++)
-          acc[j] = gfx_diffuse (acc[j], p.w[t], h[j + 2 - dy][k]);
+          acc[j] = gfx_diffuse (acc[j], OB ? fs_tap_weight (t) : p.w[t], h[j + 2 - dy][k]);
       }
 #pragma unroll
     for (int j = 0; j < K; j++)

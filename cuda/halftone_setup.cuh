@@ -121,13 +121,24 @@ fill_rparams (RParams &r, const gfx_image *in, int kernel, int levels, int K, in
   memcpy (r.outv, p.outv, sizeof r.outv);
 }
 
+/* Whether FS's table weights are fs_tap_weight's (the block-output paths assume so). */
+inline bool
+fs_weights_match ()
+{
+  const gfx_kernel *g = &gfx_kernels[GFX_KERNEL_FS];
+  bool same = g->n_taps == 4;
+  for (int t = 0; same && t < 4; t++)
+    same = gfx_tap_weight (g->taps[t].weight, g->divisor) == fs_tap_weight (t);
+  return same;
+}
+
 /* Whether the rows kernel writes its output as aligned 16-byte blocks (pick_rows_fs_ob):
  * FS levels 2 with K = 2 rows a thread on gray 8-bit images whose rows are whole blocks. */
 inline bool
 rows_block_out (const gfx_image *in, int kernel, int levels, int K)
 {
   return kernel == GFX_KERNEL_FS && levels == 2 && K == 2 && in->depth == GFX_U8
-         && in->channels == 1 && in->width % 16 == 0;
+         && in->channels == 1 && in->width % 16 == 0 && fs_weights_match ();
 }
 
 /* Whether the paired kernel (halftone_pair.cuh) runs it: FS levels 2 on gray 8-bit images
@@ -136,7 +147,7 @@ inline bool
 pair_fits (const gfx_image *in, int kernel, int levels)
 {
   return kernel == GFX_KERNEL_FS && levels == 2 && in->depth == GFX_U8 && in->channels == 1
-         && in->width % 16 == 0;
+         && in->width % 16 == 0 && fs_weights_match ();
 }
 
 /* Input buffer bytes the rows kernel may read (its 16-byte blocks): */

@@ -323,7 +323,8 @@ emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, in
             blk.named.push_back (std::make_unique<std::barrier<>> (64));
         },
         [&] {
-          K == 2   ? halftone_pair_kernel<2, false> (p)
+          K == 2 && margin > 0 ? halftone_pair_kernel<2, false> (p)
+          : K == 2             ? halftone_pair_kernel<2, false, false> (p)
           : K == 3 ? halftone_pair_kernel<3, false> (p)
                    : halftone_pair_kernel<4, false> (p);
         });
