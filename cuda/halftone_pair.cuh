@@ -37,11 +37,17 @@ namespace pair
 {
 constexpr int NB = 4;     /* chunks in flight between the two warps (float and index rings) */
 constexpr int NBYTE = 4;  /* input byte ring (copies NBYTE - 1 chunks ahead of conversion) */
-/* The step after which the chain warp loads the next chunk's hand-off words.  The loads'
- * latency was showing at the chunk's end, and ptxas's schedule of the chunk moves with this
- * step: FS 8192^2 gray on the H100, one device call, margin 0, ms by step: 0: 1.11, 1: 1.00,
- * 2: 1.02, 3: 1.00, 5: 1.18, 6: 1.08, 7: 1.06, 8 (the rows kernel's): 1.06, 10: 1.10. */
-constexpr int IMPORT_STEP = 3;
+/* The step after which the chain warp loads the next chunk's hand-off words, K rows a lane.
+ * The loads' latency was showing at the chunk's end, and ptxas's schedule of the chunk
+ * moves with this step: FS 8192^2 gray, K = 2, on the H100, one device call, margin 0, ms
+ * by step: 0: 1.11, 1: 1.00, 2: 1.02, 3: 1.00, 5: 1.18, 6: 1.08, 7: 1.06, 8 (the rows
+ * kernel's): 1.06, 10: 1.10.  K = 3 (not the default): step 3 1.54, step 8 1.24 ms; K = 4:
+ * 1.52 and 1.60 ms. */
+__host__ __device__ constexpr int
+import_step (int K)
+{
+  return K == 3 ? RC / 2 : 3;
+}
 constexpr int FSTRIDE = 20; /* floats per lane row of the float ring (16 + 4: no bank
                                conflicts for the chain warp's 16-byte loads) */
 constexpr int PITCH = rows_pitch (1);
@@ -153,7 +159,7 @@ struct Pair
     for (int i = 0; i < RC; i++)
       {
         s.template step<CHECK> (i, impv, vm, ex, vm[K - 1] & s.xmask);
-        if (i == IMPORT_STEP) /* the next chunk's hand-off words */
+        if (i == import_step (K)) /* the next chunk's hand-off words */
           s.import_issue (b + RC);
       }
 #pragma unroll
