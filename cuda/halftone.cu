@@ -41,6 +41,7 @@ struct Context
   bool ready;
   GfxQueue q; /* events 0 and 1: around the kernel */
   GfxDevBuf in, out, bnd, ticket; /* input, output, hand-off words, the strips' ticket */
+  GfxDevBuf pin, pout;            /* the paired kernel's colour planes (planar_params) */
   unsigned epoch;
 };
 
@@ -164,11 +165,22 @@ fail:
   return status;
 }
 
+struct NoStep
+{
+  cudaError_t
+  operator() () const
+  {
+    return cudaSuccess;
+  }
+};
+
 /* Either kernel (P: Params or RParams) on grid x threads with smem bytes: the hand-off
- * words and a zeroed ticket, launched between the k0 / k1 events. */
-template <class P>
+ * words and a zeroed ticket, launched between the k0 / k1 events, with what runs on the
+ * GPU before and after it (the planes' split and merge) in between too. */
+template <class P, class Before = NoStep, class After = NoStep>
 gfx_status
-timed_launch (void (*fn) (P), P &p, int grid, int threads, size_t smem, gfx_error *err)
+timed_launch (void (*fn) (P), P &p, int grid, int threads, size_t smem, gfx_error *err,
+              Before before = {}, After after = {})
 {
   gfx_status status = GFX_OK;
   p.bnd = (unsigned long long *) ctx.bnd.p;
@@ -177,8 +189,10 @@ timed_launch (void (*fn) (P), P &p, int grid, int threads, size_t smem, gfx_erro
   CUDA_TRY (cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
   CUDA_TRY (cudaMemsetAsync (ctx.ticket.p, 0, sizeof (unsigned), ctx.q.stream));
   CUDA_TRY (cudaEventRecord (ctx.q.ev[0], ctx.q.stream));
+  CUDA_TRY (before ());
   fn<<<grid, threads, smem, ctx.q.stream>>> (p);
   CUDA_TRY_LAUNCH ();
+  CUDA_TRY (after ());
   CUDA_TRY (cudaEventRecord (ctx.q.ev[1], ctx.q.stream));
   return GFX_OK;
 fail:
@@ -196,10 +210,25 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
   fill_rparams (p, in, kernel, levels, k, margin, rows_in_bytes (gfx_image_bytes (in)));
   const char *obe = getenv ("GPUFX_HALFTONE_OB"), *pe = getenv ("GPUFX_HALFTONE_PAIR");
   const bool ob = rows_block_out (in, kernel, levels, k) && !(obe && !strcmp (obe, "0"));
-  const bool paired = pair_fits (in, kernel, levels) && !(pe && !strcmp (pe, "0"))
-                      && !(obe && !strcmp (obe, "0"));
+  const bool pair_on = !(pe && !strcmp (pe, "0")) && !(obe && !strcmp (obe, "0"));
+  /* colour channels: the paired kernel on planes, split before it and merged after, where
+   * the planes fit in GPU memory (else the rows kernel on the interleaved samples) */
+  bool planar = pair_on && k == 2 && pair_planar_fits (in, kernel, levels);
+  if (planar)
+    {
+      const size_t pb = (size_t) in->width * in->height * (size_t) p.nch;
+      planar = gfx_devbuf_ensure (ctx.pin, pb) == cudaSuccess
+               && gfx_devbuf_ensure (ctx.pout, pb) == cudaSuccess;
+      if (!planar)
+        {
+          (void) cudaGetLastError (); /* the failed allocation's error, not sticky */
+          gfx_devbuf_free (ctx.pin);
+          gfx_devbuf_free (ctx.pout);
+        }
+    }
+  const bool paired = planar || (pair_on && pair_fits (in, kernel, levels));
   const char *tf = getenv ("GPUFX_HALFTONE_TRACE"); /* bench: per-chunk clocks to a file */
-  rows_fn fn = paired ? pick_pair_fs (k, tf != nullptr, margin > 0)
+  rows_fn fn = paired ? pick_pair_fs (k, tf != nullptr && !planar, margin > 0, planar)
              : ob     ? pick_rows_fs_ob (tf != nullptr)
                       : pick_rows (kernel, levels == 2, in->depth, k);
   /* warps per block: nw strips, or one strip on a pair of warps (the knob does not apply) */
@@ -210,6 +239,20 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
     return status;
   p.in = ctx.in.p;
   p.out = ctx.out.p;
+  if (planar)
+    {
+      planar_params (p, in); /* p.in_bytes: the planes' bytes, allocated above */
+      p.in = ctx.pin.p;
+      p.out = ctx.pout.p;
+      const int ch = in->channels, nc = p.nch;
+      const long long npix = p.plane;
+      return timed_launch (
+        fn, p, warps, threads, smem, err,
+        [&] { return split_planes (ctx.in.p, ctx.pin.p, npix, ch, nc, ctx.q.stream); },
+        [&] {
+          return merge_planes (ctx.pout.p, ctx.in.p, ctx.out.p, npix, ch, nc, ctx.q.stream);
+        });
+    }
   if (!tf)
     return timed_launch (fn, p, (warps + nw - 1) / nw, threads, smem, err);
   p.trace_nc = (p.width + 31 * 9 + 64) / RC + 2; /* FS chunks with K <= 4 (wider skews first) */

@@ -32,8 +32,11 @@ gfxht::pick_rows_fs_ob (bool trace)
 
 /* K = 2 (the default) also without the margin's code where the margin is 0 (it cost 4%) */
 gfxht::rows_fn
-gfxht::pick_pair_fs (int k, bool trace, bool margin)
+gfxht::pick_pair_fs (int k, bool trace, bool margin, bool planar)
 {
+  if (planar)
+    return margin ? halftone_pair_kernel<2, false, true, true>
+                  : halftone_pair_kernel<2, false, false, true>;
   if (k == 3)
     return trace ? halftone_pair_kernel<3, true> : halftone_pair_kernel<3, false>;
   if (k == 4)

@@ -116,10 +116,10 @@ st_shared_u4 (sptr a, unsigned x, unsigned y, unsigned z, unsigned w)
 }
 #endif
 
-template <int K, bool TRACE, bool MARGIN>
+template <int K, bool TRACE, bool MARGIN, bool PLANAR>
 struct Pair
 {
-  using S = RStrip<GFX_KERNEL_FS, true, 0, K, true, TRACE, MARGIN>;
+  using S = RStrip<GFX_KERNEL_FS, true, 0, K, true, TRACE, MARGIN, PLANAR>;
   S &s;
   sptr fin, qr; /* the float ring and the index ring (shared addresses) */
 
@@ -253,13 +253,15 @@ struct Pair
 } // namespace pair
 
 /* One block, two warps, one strip of 32 K rows (RParams as the rows kernel's, FS levels 2
- * gray 8-bit). */
-template <int K, bool TRACE, bool MARGIN = true>
+ * gray 8-bit; PLANAR: the colour planes of planar_params, a separate instantiation so that
+ * gray's machine code stays as it was: the plane offsets alone moved its schedule, 0.996 ->
+ * 1.087 ms at 8192^2). */
+template <int K, bool TRACE, bool MARGIN = true, bool PLANAR = false>
 __global__ void __launch_bounds__ (64)
 halftone_pair_kernel (const __grid_constant__ RParams p)
 {
   GFXHT_DYNAMIC_SMEM (smem);
-  using P = pair::Pair<K, TRACE, MARGIN>;
+  using P = pair::Pair<K, TRACE, MARGIN, PLANAR>;
   using SS = typename P::S;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   unsigned *ticket = (unsigned *) (smem + pair::smem_bytes (K) - 16);
@@ -276,7 +278,10 @@ halftone_pair_kernel (const __grid_constant__ RParams p)
   s.tin = smem;
   s.tq = smem + pair::tin_bytes (K);
   s.lane = lane;
-  s.place (p, 0, (int) t);
+  if (PLANAR) /* the channels' strips interleaved */
+    s.place (p, (int) t % p.nch, (int) t / p.nch);
+  else
+    s.place (p, 0, (int) t);
   s.trace_start ();
   s.setup ();
   const int fin = pair::tin_bytes (K) + pair::tq_bytes (K);
@@ -288,8 +293,18 @@ halftone_pair_kernel (const __grid_constant__ RParams p)
 }
 
 /* FS levels 2 gray 8-bit with pair_fits, k rows a lane (2..4; trace: with the bench trace;
- * margin: whether it is above 0) */
-rows_fn pick_pair_fs (int k, bool trace, bool margin);
+ * margin: whether it is above 0), or (planar) on planes with K = 2 */
+rows_fn pick_pair_fs (int k, bool trace, bool margin, bool planar = false);
+
+#ifndef GFXHT_EMULATE
+/* The colour samples of an 8-bit image (channels a pixel, the first ncolor of them colour;
+ * npix a multiple of 4) to planes of npix bytes, and back with the alpha samples of in
+ * (halftone_planes.cu). */
+cudaError_t split_planes (const void *in, void *planes, long long npix, int channels,
+                          int ncolor, cudaStream_t s);
+cudaError_t merge_planes (const void *planes, const void *in, void *out, long long npix,
+                          int channels, int ncolor, cudaStream_t s);
+#endif
 
 } // namespace gfxht
 

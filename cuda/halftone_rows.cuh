@@ -62,6 +62,7 @@ struct RParams
   unsigned outv[256];
   unsigned *trace;         /* bench only: per-warp chunk clocks (null: none) */
   int trace_nc;            /* chunks recorded per warp */
+  long long plane;         /* paired kernel on planes: bytes from one plane to the next */
 };
 
 /* Bytes of one input tile row (a chunk of one row: RC samples plus the 16-byte alignment
@@ -284,7 +285,7 @@ pack_flags (const unsigned (&f)[4])
  * its rows as aligned 16-byte blocks, one a chunk, instead of the level-index tile written
  * back a byte a step.  TRACE: the bench's per-chunk clocks (p.trace). */
 template <int KID, bool LV2, int DEPTH, int K, bool OB = false, bool TRACE = false,
-          bool MARGIN = true>
+          bool MARGIN = true, bool PLANAR = false>
 struct RStrip
 {
   static constexpr int NT = geo (KID).n;
@@ -865,7 +866,7 @@ struct RStrip
     for (int j = 0; j < K; j++)
       {
         long long s = (((long long) (row0 + K * lane + j) * p.width + (X0 - lane * SL - j * L))
-                         * p.stride + ch) * BPS;
+                         * p.stride + (PLANAR ? 0 : ch)) * BPS + (PLANAR ? ch * p.plane : 0);
         off[j] = (int) (s & 15);
         blk0[j] = s & ~15ll;
         dst0[j] = to_sptr (tin + (j * 32 + lane) * p.pitch);
@@ -893,7 +894,8 @@ struct RStrip
           obr[j] = (const unsigned *) (obs[j] + (st & ~3));
           obsh[j] = 8u * (unsigned) (st & 3);
           obc[j] = -(lane * SL + j * L) - a;
-          obo[j] = (unsigned char *) p.out + (long long) (row0 + K * lane + j) * wd;
+          obo[j] = (unsigned char *) p.out + (PLANAR ? ch * p.plane : 0)
+                   + (long long) (row0 + K * lane + j) * wd;
 #pragma unroll
           for (int w = 0; w < RC / 4; w++)
             qp[j][w] = 0u;

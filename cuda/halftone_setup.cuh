@@ -150,11 +150,31 @@ pair_fits (const gfx_image *in, int kernel, int levels)
          && in->width % 16 == 0 && fs_weights_match ();
 }
 
+/* Whether the paired kernel runs it on planes (planar_params): FS levels 2 on 8-bit images
+ * with alpha or colour channels (GA, RGB, RGBA) whose rows are whole 16-byte blocks. */
+inline bool
+pair_planar_fits (const gfx_image *in, int kernel, int levels)
+{
+  return kernel == GFX_KERNEL_FS && levels == 2 && in->depth == GFX_U8 && in->channels > 1
+         && in->width % 16 == 0 && fs_weights_match ();
+}
+
 /* Input buffer bytes the rows kernel may read (its 16-byte blocks): */
 inline long long
 rows_in_bytes (size_t bytes)
 {
   return (long long) ((bytes + 15) / 16 * 16);
+}
+
+/* The paired kernel's parameters (fill_rparams first) for the colour channels of `in`
+ * split into planes of width x height bytes, plane c at c * plane bytes (split_planes). */
+inline void
+planar_params (RParams &r, const gfx_image *in)
+{
+  r.plane = (long long) in->width * in->height;
+  r.stride = r.sb = 1;
+  r.pitch = rows_pitch (1);
+  r.in_bytes = rows_in_bytes ((size_t) (r.plane * r.nch));
 }
 
 } // namespace gfxht

@@ -313,21 +313,41 @@ emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, in
   p.ticket = &ticket;
   p.epoch = ++epoch_counter;
   const bool ob = rows_block_out (in, kernel, levels, K);
-  if (pair_fits (in, kernel, levels) && !rows_unpaired) /* a block of two warps a strip */
+  /* colour channels: split into planes here as split_planes does on the GPU */
+  const bool planar = K == 2 && pair_planar_fits (in, kernel, levels) && !rows_unpaired;
+  std::vector<unsigned char> pin, pout;
+  const int ch = in->channels;
+  if (planar)
+    {
+      planar_params (p, in);
+      pin.assign ((size_t) p.in_bytes, 0x77);
+      pout.assign ((size_t) (p.plane * p.nch), 0x5a);
+      for (long long i = 0; i < p.plane; i++)
+        for (int c = 0; c < p.nch; c++)
+          pin[(size_t) (c * p.plane + i)] = ((const unsigned char *) in->pixels)[i * ch + c];
+      p.in = pin.data ();
+      p.out = pout.data ();
+    }
+  if ((planar || pair_fits (in, kernel, levels)) && !rows_unpaired) /* two warps a strip */
     {
       emu_launch (
-        p.nst, 64,
+        p.nch * p.nst, 64,
         [&] (EmuBlock &blk) {
           blk.smem.assign ((size_t) pair::smem_bytes (K), 0x5a);
           for (int id = 0; id < 1 + 2 * pair::NB; id++)
             blk.named.push_back (std::make_unique<std::barrier<>> (64));
         },
         [&] {
-          K == 2 && margin > 0 ? halftone_pair_kernel<2, false> (p)
+          K == 2 && planar ? (margin > 0 ? halftone_pair_kernel<2, false, true, true> (p)
+                                         : halftone_pair_kernel<2, false, false, true> (p))
+          : K == 2 && margin > 0 ? halftone_pair_kernel<2, false> (p)
           : K == 2             ? halftone_pair_kernel<2, false, false> (p)
           : K == 3 ? halftone_pair_kernel<3, false> (p)
                    : halftone_pair_kernel<4, false> (p);
         });
+      for (long long i = 0; planar && i < p.plane; i++)
+        for (int c = 0; c < p.nch; c++)
+          ((unsigned char *) out->pixels)[i * ch + c] = pout[(size_t) (c * p.plane + i)];
       return;
     }
   rows_fn fn = ob       ? halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false>
@@ -437,6 +457,13 @@ suite (int full)
           check (432, 129, 1, GFX_U8, 0, 2, 32, 40);
         }
       rows_unpaired = false;
+      /* colour channels: the paired kernel on planes */
+      for (int c = 2; c <= 4; c++)
+        {
+          check (16, 3, c, GFX_U8, 0, 2, 32, 0);
+          check (208, 65, c, GFX_U8, 0, 2, 32, c == 3 ? 40 : 0);
+          check (416, 140, c, GFX_U8, 0, 2, 64, 0);
+        }
       check (333, 401, 1, GFX_U8, 0, 2, 64, 0);  /* fast path and several strips */
       check (300, 290, 3, GFX_U8, 0, 2, 1024, 3);
       check (97, 200, 4, GFX_F32, 2, 3, 0, 0);

@@ -149,6 +149,26 @@ block_out_sweep (int quick)
   unsetenv ("GPUFX_HALFTONE_OB");
 }
 
+/* FS levels 2 8-bit with alpha or colour channels and widths a multiple of 16: the paired
+ * kernel on planes (the default) and the rows kernel (GPUFX_HALFTONE_PAIR=0). */
+static void
+planar_sweep (int quick)
+{
+  static const int wh[][2] = { { 16, 1 },    { 16, 130 },   { 48, 70 },   { 208, 65 },
+                               { 1024, 129 }, { 2048, 300 }, { 4096, 200 } };
+  const int bs[] = { 0, 32, 1024 }, mg[] = { -1, 0, 40 };
+  int n = quick ? 4 : 7;
+  for (int mode = 0; mode < 2; mode++)
+    {
+      if (mode == 1)
+        setenv ("GPUFX_HALFTONE_PAIR", "0", 1);
+      for (int ch = 2; ch <= 4; ch++)
+        for (int i = 0; i < n; i += mode ? 2 : 1)
+          compare (wh[i][0], wh[i][1], ch, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, 3);
+    }
+  unsetenv ("GPUFX_HALFTONE_PAIR");
+}
+
 static void
 kernels_sweep (int quick)
 {
@@ -229,6 +249,7 @@ tiny (void)
   const int bs[] = { 32, 64, 96 }, mg[] = { 0, 1, 40 };
   compare (97, 150, 1, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, 3);
   compare (96, 150, 1, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, 3); /* block output */
+  compare (96, 70, 3, GFX_U8, GFX_KERNEL_FS, 2, bs, mg, 3);  /* on planes */
   compare (70, 100, 1, GFX_F32, GFX_KERNEL_JJN, 3, bs, mg, 2);
 }
 
@@ -298,6 +319,7 @@ main (void)
   errors ();
   sizes_sweep (quick);
   block_out_sweep (quick);
+  planar_sweep (quick);
   kernels_sweep (quick);
   blocks_sweep (quick);
   layouts_sweep (quick);
