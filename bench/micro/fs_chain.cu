@@ -1,29 +1,17 @@
 /* Microbenchmark (bench only): cycles a step of the paired kernel's FS row chain, two rows a
  * lane, a shuffle from the lane above a step, for several quantiser formulations.  One warp
- * alone (grid 1) and one warp on each of many SMs.  Build: nvcc -O3 -arch=sm_90 fs_chain.cu */
+ * alone (grid 1) and one warp on each of many SMs.
+ * Build: nvcc -O3 -std=c++17 -arch=sm_90 -fmad=false bench/micro/fs_chain.cu */
 #include <cstdio>
 #include <cuda_runtime.h>
 
-#define FULL 0xffffffffu
-constexpr int RC = 16;
+#include "../../cuda/halftone_kernel.cuh"
+#include "../../cuda/halftone_rows.cuh" /* set_ge, keep_bit: the kernel's own */
 
-__device__ __forceinline__ float
-set_ge (float v, float th)
-{
-  float r;
-  asm ("set.ge.f32.f32 %0, %1, %2;" : "=f"(r) : "f"(v), "f"(th));
-  return r;
-}
-
-__device__ __forceinline__ float
-keep_bit (float v, unsigned mask, unsigned bit)
-{
-  float r;
-  asm ("{\n\t.reg .pred q;\n\t.reg .b32 t;\n\tand.b32 t, %1, %2;\n\t"
-       "setp.ne.u32 q, t, 0;\n\tselp.f32 %0, %3, 0f00000000, q;\n\t}"
-       : "=f"(r) : "r"(mask), "r"(bit), "f"(v));
-  return r;
-}
+using gfxht::FULL;
+using gfxht::keep_bit;
+using gfxht::set_ge;
+constexpr int RC = gfxht::RC;
 
 /* V: 0 the kernel's (set, sub), 2 the same with the edge chunks' select, 3 the fused
  * multiply-adds only (no quantiser), 4 a predicate and a predicated sub, 5 one row a lane */
