@@ -44,6 +44,7 @@ struct Context
   GfxDevBuf in, out, bnd, ticket; /* input, output, hand-off words, the strips' ticket */
   GfxDevBuf pin, pout;            /* the paired kernel's colour planes (planar_params) */
   unsigned epoch;
+  int sm_smem; /* shared memory bytes of an SM (0: not asked yet) */
 };
 
 std::mutex ctx_mutex;
@@ -200,33 +201,39 @@ fail:
   return status;
 }
 
+/* Dynamic shared memory of at least `need` bytes that leaves room for one block an SM: a
+ * paired block's chain warp then has a scheduler to itself.  With more strips than SMs
+ * (colour planes, tall images) the blocks had been packed: 8192^2 RGB on the H100 1.78 ms
+ * packed, 1.52 with two blocks an SM, 1.47 with one.  A waiting block only ever waits for
+ * an earlier ticket, so fewer resident blocks cannot deadlock. */
+size_t
+one_block_an_sm (size_t need)
+{
+  if (!ctx.sm_smem
+      && cudaDeviceGetAttribute (&ctx.sm_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0)
+           != cudaSuccess)
+    {
+      (void) cudaGetLastError ();
+      return need; /* blocks may share an SM: slower, the same pixels */
+    }
+  return std::max (need, (size_t) ctx.sm_smem / 2 + 1024);
+}
+
 /* The paired kernel fn on the colour planes of `in` (planar_params; ctx.pin and ctx.pout
  * allocated), grid blocks: split, kernel and merge between the k0 / k1 events. */
 gfx_status
 launch_planar (rows_fn fn, RParams &p, const gfx_image *in, int grid, size_t smem,
                gfx_error *err)
 {
-  gfx_status status = GFX_OK;
-  /* One block an SM: its chain warp then has a scheduler to itself, as gray's do (the
-   * channels' strips are 3 times as many as SMs).  Shared memory is the lever: 8192^2 RGB
-   * on the H100 1.78 ms with blocks packed, 1.52 with two an SM, 1.47 with one. */
-  int sm_smem = 0;
-  CUDA_TRY (cudaDeviceGetAttribute (&sm_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
   planar_params (p, in);
   p.in = ctx.pin.p;
   p.out = ctx.pout.p;
-  {
-    const int ch = in->channels, nc = p.nch;
-    const long long npix = p.plane;
-    return timed_launch (
-      fn, p, grid, 64, std::max (smem, (size_t) sm_smem / 2 + 1024), err,
-      [&] { return split_planes (ctx.in.p, ctx.pin.p, npix, ch, nc, ctx.q.stream); },
-      [&] {
-        return merge_planes (ctx.pout.p, ctx.in.p, ctx.out.p, npix, ch, nc, ctx.q.stream);
-      });
-  }
-fail:
-  return status;
+  const int ch = in->channels, nc = p.nch;
+  const long long npix = p.plane;
+  return timed_launch (
+    fn, p, grid, 64, smem, err,
+    [&] { return split_planes (ctx.in.p, ctx.pin.p, npix, ch, nc, ctx.q.stream); },
+    [&] { return merge_planes (ctx.pout.p, ctx.in.p, ctx.out.p, npix, ch, nc, ctx.q.stream); });
 }
 
 /* The rows kernel: block size bs maps to warps per block (rows_warps), each warp a strip
@@ -263,7 +270,7 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
                       : pick_rows (kernel, levels == 2, in->depth, k);
   /* warps per block: nw strips, or one strip on a pair of warps (the knob does not apply) */
   const int nw = paired ? 1 : rows_warps (bs, k, p.sb), threads = paired ? 64 : 32 * nw;
-  const size_t smem = paired ? (size_t) pair::smem_bytes (k) : (size_t) nw * p.warp_smem;
+  const size_t smem = paired ? one_block_an_sm (pair::smem_bytes (k)) : (size_t) nw * p.warp_smem;
   const int warps = p.nch * p.nst;
   if ((status = boundary ((size_t) warps * 2 * p.width, err)))
     return status;
