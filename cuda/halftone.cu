@@ -177,8 +177,8 @@ struct NoStep
 };
 
 /* Either kernel (P: Params or RParams) on grid x threads with smem bytes: the hand-off
- * words and a zeroed ticket, launched between the k0 / k1 events, with what runs on the
- * GPU before and after it (the planes' split and merge) in between too. */
+ * words and a zeroed ticket, launched between the k0 / k1 events; `before` and `after`
+ * (the planes' split and merge) run on the stream between the events too. */
 template <class P, class Before = NoStep, class After = NoStep>
 gfx_status
 timed_launch (void (*fn) (P), P &p, int grid, int threads, size_t smem, gfx_error *err,
@@ -270,7 +270,8 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
                       : pick_rows (kernel, levels == 2, in->depth, k);
   /* warps per block: nw strips, or one strip on a pair of warps (the knob does not apply) */
   const int nw = paired ? 1 : rows_warps (bs, k, p.sb), threads = paired ? 64 : 32 * nw;
-  const size_t smem = paired ? one_block_an_sm (pair::smem_bytes (k)) : (size_t) nw * p.warp_smem;
+  const size_t smem
+    = paired ? one_block_an_sm (pair::smem_bytes (k)) : (size_t) nw * p.warp_smem;
   const int warps = p.nch * p.nst;
   if ((status = boundary ((size_t) warps * 2 * p.width, err)))
     return status;
