@@ -19,6 +19,7 @@
 extern "C" gfx_status gfx_halftone_ref (const gfx_image *in, gfx_image *out, int kernel,
                                         int levels, gfx_error *err);
 
+#include "../unit/test_rng.h"
 #include "cuda_emu.h"
 
 /* ---- what the halftone kernels use beyond cuda_emu.h ---- */
@@ -368,10 +369,7 @@ static uint32_t rng_state = 2463534242u;
 static uint32_t
 rng ()
 {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 17;
-  rng_state ^= rng_state << 5;
-  return rng_state;
+  return test_xorshift32 (&rng_state);
 }
 
 static int rows_k; /* 0: the strip kernel; 2..4: the rows kernel with K rows a thread */

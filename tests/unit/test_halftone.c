@@ -15,16 +15,14 @@
 #include "../../common/halftone_internal.h"
 #include "../../common/pool.h"
 #include "check.h"
+#include "test_rng.h"
 
 static uint32_t rng_state = 12345;
 
 static uint32_t
 rng (void)
 {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 17;
-  rng_state ^= rng_state << 5;
-  return rng_state;
+  return test_xorshift32 (&rng_state);
 }
 
 /* Noise over a ramp, so every level and both error signs occur; float images also get

@@ -14,6 +14,7 @@
 
 #include "../../common/halftone.h"
 #include "check.h"
+#include "test_rng.h"
 #ifdef GFX_HAVE_CUDA /* everything but main: a CPU-only build only SKIPs */
 #include "../../cuda/cuda_halftone.h"
 
@@ -22,10 +23,7 @@ static uint32_t rng_state = 0x9e3779b9u;
 static uint32_t
 rng (void)
 {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 17;
-  rng_state ^= rng_state << 5;
-  return rng_state;
+  return test_xorshift32 (&rng_state);
 }
 
 /* Ramp plus noise, so every level and both error signs occur; float images also get
