@@ -247,13 +247,14 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
   fill_rparams (p, in, kernel, levels, k, margin, rows_in_bytes (gfx_image_bytes (in)));
   const char *obe = getenv ("GPUFX_HALFTONE_OB"), *pe = getenv ("GPUFX_HALFTONE_PAIR");
   const bool ob = rows_block_out (in, kernel, levels, k) && !(obe && !strcmp (obe, "0"));
-  const bool pair_on = !(pe && !strcmp (pe, "0")) && !(obe && !strcmp (obe, "0"));
+  const bool fits = pair_fits (in, kernel, levels) && !(pe && !strcmp (pe, "0"))
+                    && !(obe && !strcmp (obe, "0"));
   /* colour channels: the paired kernel on planes, split before it and merged after, where
    * the planes fit in GPU memory (else the rows kernel on the interleaved samples) */
-  bool planar = pair_on && k == 2 && pair_planar_fits (in, kernel, levels);
+  bool planar = fits && k == 2 && in->channels > 1;
   if (planar)
     {
-      const size_t pb = (size_t) in->width * in->height * (size_t) p.nch;
+      const size_t pb = planes_bytes (in, p.nch);
       planar = gfx_devbuf_ensure (ctx.pin, pb) == cudaSuccess
                && gfx_devbuf_ensure (ctx.pout, pb) == cudaSuccess;
       if (!planar)
@@ -263,7 +264,7 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
           gfx_devbuf_free (ctx.pout);
         }
     }
-  const bool paired = planar || (pair_on && pair_fits (in, kernel, levels));
+  const bool paired = planar || (fits && in->channels == 1);
   const char *tf = getenv ("GPUFX_HALFTONE_TRACE"); /* bench: per-chunk clocks to a file */
   rows_fn fn = paired ? pick_pair_fs (k, tf != nullptr && !planar, margin > 0, planar)
              : ob     ? pick_rows_fs_ob (tf != nullptr)

@@ -1,6 +1,6 @@
 /* The paired GPU error-diffusion kernel: Floyd-Steinberg, levels 2, gray 8-bit, rows a
- * multiple of 16 bytes (pair_fits; colour images as planes of such rows, pair_planar_fits
- * and halftone_planes.cu), as the rows kernel's block-output path (same strips,
+ * multiple of 16 bytes (pair_fits; colour images as planes of such rows, planar_params and
+ * halftone_planes.cu), as the rows kernel's block-output path (same strips,
  * geometry, hand-off words and sums: RStrip in halftone_rows.cuh, K rows a lane, 2 by
  * default) but with the work that is not on the dependent chain moved off the strip's
  * warp.

@@ -132,31 +132,22 @@ fs_weights_match ()
   return same;
 }
 
-/* Whether the rows kernel writes its output as aligned 16-byte blocks (pick_rows_fs_ob):
- * FS levels 2 with K = 2 rows a thread on gray 8-bit images whose rows are whole blocks. */
-inline bool
-rows_block_out (const gfx_image *in, int kernel, int levels, int K)
-{
-  return kernel == GFX_KERNEL_FS && levels == 2 && K == 2 && in->depth == GFX_U8
-         && in->channels == 1 && in->width % 16 == 0 && fs_weights_match ();
-}
-
-/* Whether the paired kernel (halftone_pair.cuh) runs it: FS levels 2 on gray 8-bit images
- * whose rows are whole 16-byte blocks, any rows a thread. */
+/* Whether the paired kernel (halftone_pair.cuh) can run it: FS levels 2 on 8-bit images
+ * whose rows are whole 16-byte blocks a channel, any rows a thread.  Gray runs as it is;
+ * colour channels (GA, RGB, RGBA) run as planes (planar_params), with K = 2. */
 inline bool
 pair_fits (const gfx_image *in, int kernel, int levels)
 {
-  return kernel == GFX_KERNEL_FS && levels == 2 && in->depth == GFX_U8 && in->channels == 1
-         && in->width % 16 == 0 && fs_weights_match ();
+  return kernel == GFX_KERNEL_FS && levels == 2 && in->depth == GFX_U8 && in->width % 16 == 0
+         && fs_weights_match ();
 }
 
-/* Whether the paired kernel runs it on planes (planar_params): FS levels 2 on 8-bit images
- * with alpha or colour channels (GA, RGB, RGBA) whose rows are whole 16-byte blocks. */
+/* Whether the rows kernel writes its output as aligned 16-byte blocks (pick_rows_fs_ob):
+ * what the paired kernel runs on gray images, with K = 2 rows a thread. */
 inline bool
-pair_planar_fits (const gfx_image *in, int kernel, int levels)
+rows_block_out (const gfx_image *in, int kernel, int levels, int K)
 {
-  return kernel == GFX_KERNEL_FS && levels == 2 && in->depth == GFX_U8 && in->channels > 1
-         && in->width % 16 == 0 && fs_weights_match ();
+  return K == 2 && in->channels == 1 && pair_fits (in, kernel, levels);
 }
 
 /* Input buffer bytes the rows kernel may read (its 16-byte blocks): */
@@ -164,6 +155,13 @@ inline long long
 rows_in_bytes (size_t bytes)
 {
   return (long long) ((bytes + 15) / 16 * 16);
+}
+
+/* Bytes of the nch colour planes of `in` (width x height bytes each). */
+inline size_t
+planes_bytes (const gfx_image *in, int nch)
+{
+  return (size_t) in->width * in->height * (size_t) nch;
 }
 
 /* The paired kernel's parameters (fill_rparams first) for the colour channels of `in`
@@ -174,7 +172,7 @@ planar_params (RParams &r, const gfx_image *in)
   r.plane = (long long) in->width * in->height;
   r.stride = r.sb = 1;
   r.pitch = rows_pitch (1);
-  r.in_bytes = rows_in_bytes ((size_t) (r.plane * r.nch));
+  r.in_bytes = rows_in_bytes (planes_bytes (in, r.nch));
 }
 
 } // namespace gfxht

@@ -315,21 +315,22 @@ emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, in
   p.epoch = ++epoch_counter;
   const bool ob = rows_block_out (in, kernel, levels, K);
   /* colour channels: split into planes here as split_planes does on the GPU */
-  const bool planar = K == 2 && pair_planar_fits (in, kernel, levels) && !rows_unpaired;
+  const bool fits = pair_fits (in, kernel, levels) && !rows_unpaired;
+  const bool planar = fits && K == 2 && in->channels > 1;
   std::vector<unsigned char> pin, pout;
   const int ch = in->channels;
   if (planar)
     {
       planar_params (p, in);
       pin.assign ((size_t) p.in_bytes, 0x77);
-      pout.assign ((size_t) (p.plane * p.nch), 0x5a);
+      pout.assign (planes_bytes (in, p.nch), 0x5a);
       for (long long i = 0; i < p.plane; i++)
         for (int c = 0; c < p.nch; c++)
           pin[(size_t) (c * p.plane + i)] = ((const unsigned char *) in->pixels)[i * ch + c];
       p.in = pin.data ();
       p.out = pout.data ();
     }
-  if ((planar || pair_fits (in, kernel, levels)) && !rows_unpaired) /* two warps a strip */
+  if (planar || (fits && in->channels == 1)) /* two warps a strip */
     {
       emu_launch (
         p.nch * p.nst, 64,
