@@ -151,19 +151,15 @@ struct Pair
       for (int q = 0; q < RC / 4; q++)
         ld_shared_f4 (fslot (slot, j) + 16 * q, s.in[j][4 * q], s.in[j][4 * q + 1],
                       s.in[j][4 * q + 2], s.in[j][4 * q + 3]);
-    if (CHECK) /* left of the image: inputs 0 (ob_edge_masks) */
-#pragma unroll
-      for (int j = 0; j < K; j++)
-        s.left_zero (b, j, s.in[j]);
     const float impv = s.import_install_traced (b);
-    unsigned tm[K] = {}, xm = 0;
+    unsigned vm[K] = {};
     unsigned long long *ex = s.dn1 + (b - s.lane * S::SL - (K - 1) * S::L);
     if (CHECK)
-      xm = s.ob_edge_masks (b, tm);
+      s.step_masks (b, vm);
 #pragma unroll
     for (int i = 0; i < RC; i++)
       {
-        s.template step<CHECK> (i, impv, tm, ex, xm);
+        s.template step<CHECK> (i, impv, vm, ex, vm[K - 1] & s.xmask);
         if (i == import_step (K)) /* the next chunk's hand-off words */
           s.import_issue (b + RC);
       }

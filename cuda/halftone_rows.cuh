@@ -133,17 +133,6 @@ st_export_bit (unsigned long long *p, unsigned long long v, unsigned mask, unsig
                 ::"l"(p), "l"(v), "r"(mask), "r"(bit));
 }
 
-/* gfx_diffuse (v, w, e) where mask & bit, else v: the same as weight 0 for a finite e (v
- * is never -0), as a predicated fused multiply-add, one instruction more than the tap */
-__device__ __forceinline__ float
-diffuse_bit (float v, float w, float e, unsigned mask, unsigned bit)
-{
-  asm ("{\n\t.reg .pred q;\n\t.reg .b32 t;\n\tand.b32 t, %1, %2;\n\t"
-       "setp.ne.u32 q, t, 0;\n\t@q fma.rn.f32 %0, %3, %4, %0;\n\t}"
-       : "+f"(v) : "r"(mask), "r"(bit), "f"(w), "f"(e));
-  return v;
-}
-
 __device__ __forceinline__ float
 keep_bit (float v, unsigned mask, unsigned bit) /* v, or +0 where mask & bit is 0 */
 {
@@ -541,41 +530,6 @@ struct RStrip
       }
   }
 
-  /* OB edge chunks.  A pixel outside the image is computed like any other, and none of its
-   * errors may reach the image: left of it its input is 0 (left_zero), and the only tap
-   * that brings an image error there, (-1,1) at column -1, gets weight 0, so its error is
-   * exactly +0 and adding it is a no-op; right of it the pixels keep what they compute
-   * and the one tap that reads them from inside, (-1,1) at column W - 1, gets weight 0.
-   * The weight is chosen before the step's chain needs it; the old way, an error set to 0
-   * outside, put a select on the chain of every edge step, and the edge chunks set the lag
-   * between strips.  Bit i of tm[j] clear: row j's column at step i is -1 or W - 1 (its
-   * tap is not added, diffuse_bit).  Returns the
-   * export mask of row K - 1 (inside the image, and the strip exports). */
-  __device__ __forceinline__ unsigned
-  ob_edge_masks (int b, unsigned *tm) const
-  {
-    unsigned vm[K];
-    step_masks (b, vm);
-#pragma unroll
-    for (int j = 0; j < K; j++)
-      {
-        const int c0 = b - lane * SL - j * L; /* column at step 0 */
-        const unsigned l = (unsigned) (-1 - c0), r = (unsigned) (W () - 1 - c0);
-        tm[j] = ~((l < (unsigned) RC ? 1u << l : 0u) | (r < (unsigned) RC ? 1u << r : 0u));
-      }
-    return vm[K - 1] & xmask;
-  }
-
-  /* OB: row j's inputs of the chunk at base b (v) set to 0 left of the image */
-  __device__ __forceinline__ void
-  left_zero (int b, int j, float (&v)[RC]) const
-  {
-    const int c0 = b - lane * SL - j * L;
-#pragma unroll
-    for (int i = 0; i < RC; i++)
-      v[i] = c0 + i < 0 ? 0.0f : v[i];
-  }
-
   __device__ __forceinline__ void
   write_masks (int b, unsigned *wm) const
   {
@@ -594,8 +548,7 @@ struct RStrip
       }
   }
 
-  /* One step: lane-0 row-0 column b + i of the chunk at base b (vm, ex: made for it; OB:
-   * vm the tap masks of ob_edge_masks, xm its export mask). */
+  /* One step: lane-0 row-0 column b + i of the chunk at base b (vm, ex: made for it). */
   template <bool CHECK>
   __device__ __forceinline__ void
   step (int i, float impv, const unsigned *vm, unsigned long long *ex, unsigned xm)
@@ -624,13 +577,7 @@ struct RStrip
         const int k = dy == 0 ? dx - 1 : dy == 1 ? RE + dx : 2 * RE + 1 + dx;
 #pragma unroll
         for (int j = 0; j < K; j++)
-          {
-            const float w = OB ? fs_tap_weight (t) : p.w[t];
-            if (OB && CHECK && dx == -1 && dy == 1) /* weight 0: the tap not added */
-              acc[j] = diffuse_bit (acc[j], w, h[j + 2 - dy][k], vm[j], 1u << i);
-            else
-              acc[j] = gfx_diffuse (acc[j], w, h[j + 2 - dy][k]);
-          }
+          acc[j] = gfx_diffuse (acc[j], OB ? fs_tap_weight (t) : p.w[t], h[j + 2 - dy][k]);
       }
 #pragma unroll
     for (int j = 0; j < K; j++)
@@ -658,9 +605,7 @@ struct RStrip
             q[j] = (unsigned) qi;
             ev = v - p.lvl[qi];
           }
-        if (OB)
-          ; /* ob_edge_masks: no select on the chain */
-        else if (CHECK && PRED_IN_ASM<KID>)
+        if (CHECK && PRED_IN_ASM<KID>)
           ev = keep_bit (ev, vm[j], 1u << i);
         else if (CHECK && !((vm[j] >> i) & 1u))
           ev = 0.0f;
@@ -809,19 +754,14 @@ struct RStrip
     long long dstep = 0;
     if constexpr (!OB)
       dstep = out_ptrs (b - RC, out);
-    unsigned vm[K] = {}, wm[K] = {}, xm = 0;
+    unsigned vm[K] = {}, wm[K] = {};
     /* row K - 1's export word at step 0 (steps add i: an immediate offset of the store) */
     unsigned long long *ex = dn1 + (b - lane * SL - (K - 1) * L);
     if (CHECK)
       {
-        if constexpr (OB)
-          xm = ob_edge_masks (b, vm);
-        else
-          {
-            step_masks (b, vm);
-            xm = vm[K - 1] & xmask;
-            write_masks (b - RC, wm);
-          }
+        step_masks (b, vm);
+        if constexpr (!OB)
+          write_masks (b - RC, wm);
       }
     if constexpr (!OB)
       load_inputs (ib);
@@ -830,7 +770,7 @@ struct RStrip
       {
         if constexpr (!OB)
           write_back<CHECK> (i, qb ^ 1, out, dstep, wm);
-        step<CHECK> (i, impv, vm, ex, xm);
+        step<CHECK> (i, impv, vm, ex, vm[K - 1] & xmask);
         if constexpr (OB) /* the next chunk's hand-off words, later than iter would: they
                              are there more often, and a miss costs a round trip */
           if (i == RC / 2)
@@ -852,13 +792,7 @@ struct RStrip
   {
     cp_async_wait1 (); /* this chunk's input is in (the next one may still fly) */
     if constexpr (OB) /* before the hand-off wait: their latency is off the steps */
-      {
-        load_inputs (ib);
-        if (CHECK)
-#pragma unroll
-          for (int j = 0; j < K; j++)
-            left_zero (b, j, in[j]);
-      }
+      load_inputs (ib);
     float impv = import_install_traced (b);
     if constexpr (!OB)
       import_issue (b + RC);

@@ -99,11 +99,6 @@ st_export_bit (unsigned long long *p, unsigned long long v, unsigned mask, unsig
   st_export_if (p, v, (mask & bit) != 0);
 }
 static inline float
-diffuse_bit (float v, float w, float e, unsigned mask, unsigned bit)
-{
-  return (mask & bit) ? __builtin_fmaf (w, e, v) : v;
-}
-static inline float
 keep_bit (float v, unsigned mask, unsigned bit)
 {
   return (mask & bit) ? v : 0.0f;
