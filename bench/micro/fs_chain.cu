@@ -14,7 +14,10 @@ using gfxht::set_ge;
 constexpr int RC = gfxht::RC;
 
 /* V: 0 the kernel's (set, sub), 2 the same with the edge chunks' select, 3 the fused
- * multiply-adds only (no quantiser), 4 a predicate and a predicated sub, 5 one row a lane */
+ * multiply-adds only (no quantiser), 4 a predicate and a predicated sub, 5 one row a lane,
+ * 6 as 0 without the shuffle (the lane's own row 1 instead: is the shuffle on the path?),
+ * 7 as 0 with the shuffled value used a step later (a lane skew of 6 instead of 5),
+ * 8 as 3 without the shuffle, 9 as 8 with one row a lane */
 template <int V>
 __global__ void
 chain (int chunks, float th, unsigned vmask, unsigned *sink, long long *cyc)
@@ -28,7 +31,7 @@ chain (int chunks, float th, unsigned vmask, unsigned *sink, long long *cyc)
   __syncwarp ();
   const float w0 = 1.0f / 16, w1 = 5.0f / 16, w2 = 3.0f / 16, w3 = 7.0f / 16;
   /* h[r][k]: row -1 (lane above's row 1), row 0, row 1; k = 0 newest */
-  float h[3][3] = {};
+  float h[3][3] = {}, r1d = 0.0f;
   unsigned qf[2][4] = {}, acc = 0;
   long long t0 = clock64 ();
   for (int c = 0; c < chunks; c++)
@@ -43,19 +46,19 @@ chain (int chunks, float th, unsigned vmask, unsigned *sink, long long *cyc)
 #pragma unroll
       for (int i = 0; i < RC; i++)
         {
-          float r1 = __shfl_up_sync (FULL, h[2][0], 1);
+          float r1 = V == 6 || V >= 8 ? h[2][0] * 0.5f : __shfl_up_sync (FULL, h[2][0], 1);
           if (lane == 0)
             r1 = in[0][i] * 0.25f;
           float e[2];
 #pragma unroll
-          for (int j = 0; j < (V == 5 ? 1 : 2); j++)
+          for (int j = 0; j < (V == 5 || V == 9 ? 1 : 2); j++)
             {
               float a = in[j][i];
               a = fmaf (w0, h[j][2], a);
               a = fmaf (w1, h[j][1], a);
               a = fmaf (w2, h[j][0], a);
               const float v = fmaf (w3, h[j + 1][0] /* own row's last error */, a);
-              if (V == 3)
+              if (V == 3 || V >= 8)
                 {
                   e[j] = v;
                   qf[j][i & 3] = __float_as_uint (v);
@@ -85,9 +88,10 @@ chain (int chunks, float th, unsigned vmask, unsigned *sink, long long *cyc)
               h[r][2] = h[r][1];
               h[r][1] = h[r][0];
             }
-          h[0][0] = r1;
+          h[0][0] = V == 7 ? r1d : r1;
+          r1d = r1;
           h[1][0] = e[0];
-          h[2][0] = V == 5 ? e[0] * 0.5f : e[1];
+          h[2][0] = V == 5 || V == 9 ? e[0] * 0.5f : e[1];
         }
       for (int j = 0; j < 2; j++)
         *(uint4 *) outq[j][lane] = make_uint4 (qw[j][0], qw[j][1], qw[j][2], qw[j][3]);
@@ -137,6 +141,10 @@ main ()
       run<3> ("fma chain only", grid, ~0u);
       run<4> ("predicate, predicated sub", grid, ~0u);
       run<5> ("current, one row a lane", grid, ~0u);
+      run<6> ("current, no shuffle", grid, ~0u);
+      run<7> ("current, shuffle a step earlier", grid, ~0u);
+      run<8> ("fma chain only, no shuffle", grid, ~0u);
+      run<9> ("fma chain only, no shuffle, one row", grid, ~0u);
     }
   return 0;
 }
