@@ -100,6 +100,15 @@ enh_range_decide (uint32_t s1, uint64_t d, const EnhRange &q)
   return (s1 - q.s1lo <= q.s1span) & (d - q.dlo <= q.dspan);
 }
 
+/* v summed over the warp (the sum in lane 0) */
+__device__ __forceinline__ unsigned long long
+warp_sum64 (unsigned long long v)
+{
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_down_sync (0xffffffffu, v, o);
+  return v;
+}
+
 struct RuleArgs {
   double k[4];
   int rule;

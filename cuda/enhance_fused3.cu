@@ -362,14 +362,6 @@ claim_band (EnhState *st, int b, unsigned long long epoch, unsigned long long wh
   return claim_won (claim_start (st, b, epoch, who), epoch);
 }
 
-__device__ __forceinline__ unsigned long long
-warp_sum (unsigned long long v)
-{
-  for (int o = 16; o > 0; o >>= 1)
-    v += __shfl_down_sync (0xffffffffu, v, o);
-  return v;
-}
-
 __device__ __forceinline__ void
 add_band (EnhState *st, unsigned long long q1, unsigned long long q2)
 {
@@ -384,8 +376,8 @@ arrive_totals (unsigned long long q1, unsigned long long q2, const bool &claimed
                EnhState *st, unsigned long long (&red)[2][WARPS])
 {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  q1 = warp_sum (q1);
-  q2 = warp_sum (q2);
+  q1 = warp_sum64 (q1);
+  q2 = warp_sum64 (q2);
   if (lane == 0)
     red[0][warp] = q1, red[1][warp] = q2;
   __syncthreads ();

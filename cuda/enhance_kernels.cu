@@ -69,8 +69,7 @@ block_sum (gfx_u128 v, gfx_u128 *scratch)
 __device__ __forceinline__ unsigned long long
 block_sum64 (unsigned long long v, unsigned long long *scratch)
 {
-  for (int o = 16; o > 0; o >>= 1)
-    v += __shfl_down_sync (0xffffffffu, v, o);
+  v = warp_sum64 (v);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   if (lane == 0)
     scratch[warp] = v;
