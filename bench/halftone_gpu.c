@@ -3,10 +3,11 @@
  * (2H + W dependent pixel steps of the same per-step work, one warp), and seed 003's
  * Table 1 (GTX 285) beside them.  Medians of several runs after a warm-up.
  * Usage: halftone_gpu [--sweep] [--quick]
- *        halftone_gpu --one W H CHANNELS KERNEL BLOCK MARGIN REPS
+ *        halftone_gpu --one W H CHANNELS KERNEL BLOCK MARGIN REPS [DEPTH [LEVELS]]
  *   --sweep: also, for 8192^2 gray, the rows kernel's rows per thread K x block size, the
  *   strip kernel, block size x margin, and the other kernels.
- *   --one: one configuration (levels 2, u8), median kernel and total ms (for profilers). */
+ *   --one W H CH KERNEL BLOCK MARGIN REPS [DEPTH [LEVELS]]: one configuration (default u8,
+ *   levels 2), median kernel and total ms (for profilers and A/B runs). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,31 +27,37 @@ cmp_double (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+/* A ramp with noise, at any depth (the same 8-bit values, scaled) */
 static gfx_image
-noise_image (int w, int h, int ch)
+noise_image_depth (int w, int h, int ch, gfx_depth depth)
 {
   gfx_image img;
   gfx_error err;
-  if (gfx_image_alloc (&img, w, h, ch, false, GFX_U8, &err))
+  if (gfx_image_alloc (&img, w, h, ch, false, depth, &err))
     {
       fprintf (stderr, "halftone_gpu: %s\n", err.msg);
       exit (1);
     }
   uint32_t s = 12345;
-  unsigned char *p = img.pixels;
-  for (size_t i = 0; i < gfx_image_bytes (&img); i++)
+  for (size_t i = 0; i < gfx_image_samples (&img); i++)
     {
       s = s * 1664525u + 1013904223u;
       size_t pix = i / ch;
-      p[i] = (unsigned char) ((pix % w + pix / w) * 200 / (w + h) + (s >> 26));
+      gfx_sample_set (&img, i, (float) ((pix % w + pix / w) * 200 / (w + h) + (s >> 26)) / 255.0f);
     }
   return img;
 }
 
+static gfx_image
+noise_image (int w, int h, int ch)
+{
+  return noise_image_depth (w, h, ch, GFX_U8);
+}
+
 /* Median kernel and total times of reps calls (after one warm-up). */
 static int
-time_gpu (const gfx_image *in, int kernel, int bs, int margin, int reps, double *kms,
-          double *tms)
+time_gpu_levels (const gfx_image *in, int kernel, int levels, int bs, int margin, int reps,
+                 double *kms, double *tms)
 {
   gfx_image out;
   gfx_error err;
@@ -61,7 +68,7 @@ time_gpu (const gfx_image *in, int kernel, int bs, int margin, int reps, double 
   for (int r = 0; r <= reps && r < 64; r++)
     {
       gfx_cuda_timing tm;
-      if (gfx_cuda_halftone (in, &out, kernel, 2, bs, margin, &tm, &err))
+      if (gfx_cuda_halftone (in, &out, kernel, levels, bs, margin, &tm, &err))
         {
           fprintf (stderr, "halftone_gpu: %s\n", err.msg);
           gfx_image_free (&out);
@@ -76,6 +83,13 @@ time_gpu (const gfx_image *in, int kernel, int bs, int margin, int reps, double 
   *tms = t[reps / 2];
   gfx_image_free (&out);
   return 0;
+}
+
+static int
+time_gpu (const gfx_image *in, int kernel, int bs, int margin, int reps, double *kms,
+          double *tms)
+{
+  return time_gpu_levels (in, kernel, 2, bs, margin, reps, kms, tms);
 }
 
 static void
@@ -107,20 +121,23 @@ main_table (int quick)
     }
 }
 
+/* a: W H CH KERNEL BLOCK MARGIN REPS [DEPTH (0 u8, 1 u16, 2 float) [LEVELS]] */
 static int
-one (char **a)
+one (int n, char **a)
 {
   int w = atoi (a[0]), h = atoi (a[1]), ch = atoi (a[2]), k = atoi (a[3]), bs = atoi (a[4]);
   int mg = atoi (a[5]), reps = atoi (a[6]);
+  int depth = n > 7 ? atoi (a[7]) : 0, levels = n > 8 ? atoi (a[8]) : 2;
   double kms, tms;
   if (w < 1 || h < 1 || ch < 1 || ch > 4 || k < 0 || k >= GFX_KERNEL_COUNT || reps < 1
-      || reps > 63)
+      || reps > 63 || depth < 0 || depth > 2 || levels < 2 || levels > 256)
     return 2;
-  gfx_image in = noise_image (w, h, ch);
-  int r = time_gpu (&in, k, bs, mg, reps, &kms, &tms);
+  const gfx_depth d = depth == 0 ? GFX_U8 : depth == 1 ? GFX_U16 : GFX_F32;
+  gfx_image in = noise_image_depth (w, h, ch, d);
+  int r = time_gpu_levels (&in, k, levels, bs, mg, reps, &kms, &tms);
   if (r == 0)
-    printf ("one %dx%d ch%d %s block %d margin %d: kernel %.3f ms, total %.2f ms\n", w, h, ch,
-            gfx_kernel_labels[k], bs, mg, kms, tms);
+    printf ("one %dx%d ch%d %s depth %d levels %d block %d margin %d: kernel %.3f ms, total "
+            "%.2f ms\n", w, h, ch, gfx_kernel_labels[k], depth, levels, bs, mg, kms, tms);
   gfx_image_free (&in);
   return r ? 1 : 0;
 }
@@ -219,8 +236,8 @@ main (int argc, char **argv)
       printf ("SKIP halftone_gpu: %s\n", name);
       return 0;
     }
-  if (argc == 9 && !strcmp (argv[1], "--one"))
-    return one (argv + 2);
+  if (argc >= 9 && argc <= 11 && !strcmp (argv[1], "--one"))
+    return one (argc - 2, argv + 2);
   printf ("GPU halftone (Floyd-Steinberg, levels 2, u8), device: %s\n\n", name);
   main_table (quick);
   if (do_sweep)

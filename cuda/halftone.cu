@@ -113,18 +113,18 @@ check_args (const gfx_image *in, const gfx_image *out, int kernel, int levels, i
 }
 
 rows_fn
-pick_rows (int kernel, bool l2, int depth, int k)
+pick_rows (int kernel, bool l2, int depth, int k, bool margin)
 {
   switch (kernel)
     {
-    case GFX_KERNEL_FS: return pick_rows_fs (l2, depth, k);
-    case GFX_KERNEL_JJN: return pick_rows_jjn (l2, depth, k);
-    case GFX_KERNEL_STUCKI: return pick_rows_stucki (l2, depth, k);
-    case GFX_KERNEL_BURKES: return pick_rows_burkes (l2, depth, k);
-    case GFX_KERNEL_SIERRA: return pick_rows_sierra (l2, depth, k);
-    case GFX_KERNEL_SIERRA2: return pick_rows_sierra2 (l2, depth, k);
-    case GFX_KERNEL_SIERRA_LITE: return pick_rows_sierra_lite (l2, depth, k);
-    default: return pick_rows_atkinson (l2, depth, k);
+    case GFX_KERNEL_FS: return pick_rows_fs (l2, depth, k, margin);
+    case GFX_KERNEL_JJN: return pick_rows_jjn (l2, depth, k, margin);
+    case GFX_KERNEL_STUCKI: return pick_rows_stucki (l2, depth, k, margin);
+    case GFX_KERNEL_BURKES: return pick_rows_burkes (l2, depth, k, margin);
+    case GFX_KERNEL_SIERRA: return pick_rows_sierra (l2, depth, k, margin);
+    case GFX_KERNEL_SIERRA2: return pick_rows_sierra2 (l2, depth, k, margin);
+    case GFX_KERNEL_SIERRA_LITE: return pick_rows_sierra_lite (l2, depth, k, margin);
+    default: return pick_rows_atkinson (l2, depth, k, margin);
     }
 }
 
@@ -266,9 +266,13 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
     }
   const bool paired = planar || (fits && in->channels == 1);
   const char *tf = getenv ("GPUFX_HALFTONE_TRACE"); /* bench: per-chunk clocks to a file */
-  rows_fn fn = paired ? pick_pair_fs (k, tf != nullptr && !planar, margin > 0, planar)
+  /* the kernels without the margin's code where the margin is 0 (bench, for A/B runs:
+   * GPUFX_HALFTONE_MARGIN_CODE=1 keeps it) */
+  const char *mce = getenv ("GPUFX_HALFTONE_MARGIN_CODE");
+  const bool mcode = margin > 0 || (mce && !strcmp (mce, "1"));
+  rows_fn fn = paired ? pick_pair_fs (k, tf != nullptr && !planar, mcode, planar)
              : ob     ? pick_rows_fs_ob (tf != nullptr)
-                      : pick_rows (kernel, levels == 2, in->depth, k);
+                      : pick_rows (kernel, levels == 2, in->depth, k, mcode);
   /* warps per block: nw strips, or one strip on a pair of warps (the knob does not apply) */
   const int nw = paired ? 1 : rows_warps (bs, k, p.sb), threads = paired ? 64 : 32 * nw;
   const size_t smem

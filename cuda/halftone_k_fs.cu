@@ -10,9 +10,9 @@ gfxht::pick_fs (bool l2, int depth, bool big)
   return pick_kernel<GFX_KERNEL_FS> (l2, depth, big);
 }
 
-/* k: rows per thread (only FS levels 2 u8 has more than ROWS_K) */
+/* k: rows per thread (only FS levels 2 u8 has more than ROWS_K); margin: above 0 */
 gfxht::rows_fn
-gfxht::pick_rows_fs (bool l2, int depth, int k)
+gfxht::pick_rows_fs (bool l2, int depth, int k, bool margin)
 {
   if (l2 && depth == 0 && k == 2)
     return halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2>;
@@ -20,7 +20,7 @@ gfxht::pick_rows_fs (bool l2, int depth, int k)
     return halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 3>;
   if (l2 && depth == 0 && k == 4)
     return halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 4>;
-  return pick_rows_k<GFX_KERNEL_FS, ROWS_K> (l2, depth);
+  return pick_rows_k<GFX_KERNEL_FS, ROWS_K> (l2, depth, margin);
 }
 
 gfxht::rows_fn

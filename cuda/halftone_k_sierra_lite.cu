@@ -9,10 +9,10 @@ gfxht::pick_sierra_lite (bool l2, int depth, bool big)
   return pick_kernel<GFX_KERNEL_SIERRA_LITE> (l2, depth, big);
 }
 
-/* k: rows per thread (only FS levels 2 u8 has more than ROWS_K) */
+/* k: rows per thread (only FS levels 2 u8 has more than ROWS_K); margin: above 0 */
 gfxht::rows_fn
-gfxht::pick_rows_sierra_lite (bool l2, int depth, int k)
+gfxht::pick_rows_sierra_lite (bool l2, int depth, int k, bool margin)
 {
   (void) k;
-  return pick_rows_k<GFX_KERNEL_SIERRA_LITE, ROWS_K> (l2, depth);
+  return pick_rows_k<GFX_KERNEL_SIERRA_LITE, ROWS_K> (l2, depth, margin);
 }

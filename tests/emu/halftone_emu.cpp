@@ -270,25 +270,25 @@ emu_halftone (const gfx_image *in, gfx_image *out, int kernel, int levels, int b
 /* ---- the rows kernel (halftone_rows.cuh) ---- */
 template <int KID, int K>
 static rows_fn
-rpick2 (bool l2, int depth)
+rpick2 (bool l2, int depth, bool margin)
 {
-  return pick_rows_k<KID, K> (l2, depth);
+  return pick_rows_k<KID, K> (l2, depth, margin);
 }
 
 template <int K>
 static rows_fn
-rpick1 (int k, bool l2, int depth)
+rpick1 (int k, bool l2, int depth, bool margin)
 {
   switch (k)
     {
-    case 0: return rpick2<0, K> (l2, depth);
-    case 1: return rpick2<1, K> (l2, depth);
-    case 2: return rpick2<2, K> (l2, depth);
-    case 3: return rpick2<3, K> (l2, depth);
-    case 4: return rpick2<4, K> (l2, depth);
-    case 5: return rpick2<5, K> (l2, depth);
-    case 6: return rpick2<6, K> (l2, depth);
-    default: return rpick2<7, K> (l2, depth);
+    case 0: return rpick2<0, K> (l2, depth, margin);
+    case 1: return rpick2<1, K> (l2, depth, margin);
+    case 2: return rpick2<2, K> (l2, depth, margin);
+    case 3: return rpick2<3, K> (l2, depth, margin);
+    case 4: return rpick2<4, K> (l2, depth, margin);
+    case 5: return rpick2<5, K> (l2, depth, margin);
+    case 6: return rpick2<6, K> (l2, depth, margin);
+    default: return rpick2<7, K> (l2, depth, margin);
     }
 }
 
@@ -353,9 +353,9 @@ emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, in
       return;
     }
   rows_fn fn = ob       ? halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false>
-             : K == 2 ? rpick1<2> (kernel, levels == 2, in->depth)
-             : K == 3 ? rpick1<3> (kernel, levels == 2, in->depth)
-                      : rpick1<4> (kernel, levels == 2, in->depth);
+             : K == 2 ? rpick1<2> (kernel, levels == 2, in->depth, p.margin > 0)
+             : K == 3 ? rpick1<3> (kernel, levels == 2, in->depth, p.margin > 0)
+                      : rpick1<4> (kernel, levels == 2, in->depth, p.margin > 0);
   int nw = rows_warps (bs, K, p.sb);
   int nblocks = (p.nch * p.nst + nw - 1) / nw;
   emu_launch (
