@@ -63,6 +63,7 @@ struct RParams
   unsigned *trace;         /* bench only: per-warp chunk clocks (null: none) */
   int trace_nc;            /* chunks recorded per warp */
   long long plane;         /* paired kernel on planes: bytes from one plane to the next */
+  int rowpitch;            /* ... and from one plane row to the next (width, or padded to 16) */
 };
 
 /* Bytes of one input tile row (a chunk of one row: RC samples plus the 16-byte alignment
@@ -835,7 +836,9 @@ struct RStrip
   {
     row0 = strip * 32 * K;
     ch = c;
-    const int steps = kp.width + 31 * SL + (K - 1) * L - X0;
+    /* on planes, to the end of the padded row: the block that holds the last column ends
+     * there, and a lane writes a block in the chunk where it ends */
+    const int steps = (PLANAR ? kp.rowpitch : kp.width) + 31 * SL + (K - 1) * L - X0;
     x0_end = X0 + (steps + RC - 1) / RC * RC;
     import_up = strip > 0;
     export_down = strip + 1 < kp.nst;
@@ -865,7 +868,8 @@ struct RStrip
 #pragma unroll
     for (int j = 0; j < K; j++)
       {
-        long long s = (((long long) (row0 + K * lane + j) * p.width + (X0 - lane * SL - j * L))
+        long long s = (((long long) (row0 + K * lane + j) * (PLANAR ? p.rowpitch : p.width)
+                         + (X0 - lane * SL - j * L))
                          * p.stride + (PLANAR ? 0 : ch)) * BPS + (PLANAR ? ch * p.plane : 0);
         off[j] = (int) (s & 15);
         blk0[j] = s & ~15ll;
@@ -895,7 +899,7 @@ struct RStrip
           obsh[j] = 8u * (unsigned) (st & 3);
           obc[j] = -(lane * SL + j * L) - a;
           obo[j] = (unsigned char *) p.out + (PLANAR ? ch * p.plane : 0)
-                   + (long long) (row0 + K * lane + j) * wd;
+                   + (long long) (row0 + K * lane + j) * (PLANAR ? p.rowpitch : wd);
 #pragma unroll
           for (int w = 0; w < RC / 4; w++)
             qp[j][w] = 0u;

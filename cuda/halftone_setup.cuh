@@ -142,6 +142,16 @@ pair_fits (const gfx_image *in, int kernel, int levels)
          && fs_weights_match ();
 }
 
+/* Whether the paired kernel can run a gray image whose rows are not whole 16-byte blocks:
+ * FS levels 2 on 8-bit gray, as one plane with rows padded to 16 bytes (planar_params; the
+ * padding is outside the image, which the kernel's edge masks keep out). */
+inline bool
+pair_padded_fits (const gfx_image *in, int kernel, int levels)
+{
+  return kernel == GFX_KERNEL_FS && levels == 2 && in->depth == GFX_U8 && in->channels == 1
+         && in->width % 16 != 0 && fs_weights_match ();
+}
+
 /* Whether the rows kernel writes its output as aligned 16-byte blocks (pick_rows_fs_ob):
  * what the paired kernel runs on gray images, with K = 2 rows a thread. */
 inline bool
@@ -157,19 +167,28 @@ rows_in_bytes (size_t bytes)
   return (long long) ((bytes + 15) / 16 * 16);
 }
 
-/* Bytes of the nch colour planes of `in` (width x height bytes each). */
+/* Bytes of a plane row: the width, padded to whole 16-byte blocks */
+inline int
+plane_pitch (const gfx_image *in)
+{
+  return (in->width + 15) & ~15;
+}
+
+/* Bytes of the nch colour planes of `in` (plane_pitch x height bytes each). */
 inline size_t
 planes_bytes (const gfx_image *in, int nch)
 {
-  return (size_t) in->width * in->height * (size_t) nch;
+  return (size_t) plane_pitch (in) * in->height * (size_t) nch;
 }
 
 /* The paired kernel's parameters (fill_rparams first) for the colour channels of `in`
- * split into planes of width x height bytes, plane c at c * plane bytes (split_planes). */
+ * split into planes of plane_pitch x height bytes, plane c at c * plane bytes
+ * (split_planes; a gray image whose rows are not whole blocks: one plane, padded). */
 inline void
 planar_params (RParams &r, const gfx_image *in)
 {
-  r.plane = (long long) in->width * in->height;
+  r.rowpitch = plane_pitch (in);
+  r.plane = (long long) r.rowpitch * in->height;
   r.stride = r.sb = 1;
   r.pitch = rows_pitch (1);
   r.in_bytes = rows_in_bytes (planes_bytes (in, r.nch));
