@@ -232,21 +232,19 @@ launch_planar (rows_fn fn, RParams &p, const gfx_image *in, int grid, size_t sme
   const int ch = in->channels, nc = p.nch, w = in->width, h = in->height;
   const long long npix = p.plane;
   const cudaStream_t st = ctx.q.stream;
-  if (ch == 1) /* gray with padded rows: copies from and to the padded plane */
-    return timed_launch (
-      fn, p, grid, 64, smem, err,
-      [&] {
-        return cudaMemcpy2DAsync (ctx.pin.p, p.rowpitch, ctx.in.p, w, w, h,
-                                  cudaMemcpyDeviceToDevice, st);
-      },
-      [&] {
-        return cudaMemcpy2DAsync (ctx.out.p, w, ctx.pout.p, p.rowpitch, w, h,
-                                  cudaMemcpyDeviceToDevice, st);
-      });
+  /* gray (rows padded): copies to and from the padded plane; colour: split and merge */
   return timed_launch (
     fn, p, grid, 64, smem, err,
-    [&] { return split_planes (ctx.in.p, ctx.pin.p, npix, ch, nc, st); },
-    [&] { return merge_planes (ctx.pout.p, ctx.in.p, ctx.out.p, npix, ch, nc, st); });
+    [&] {
+      return ch == 1 ? cudaMemcpy2DAsync (ctx.pin.p, p.rowpitch, ctx.in.p, w, w, h,
+                                          cudaMemcpyDeviceToDevice, st)
+                     : split_planes (ctx.in.p, ctx.pin.p, npix, ch, nc, st);
+    },
+    [&] {
+      return ch == 1 ? cudaMemcpy2DAsync (ctx.out.p, w, ctx.pout.p, p.rowpitch, w, h,
+                                          cudaMemcpyDeviceToDevice, st)
+                     : merge_planes (ctx.pout.p, ctx.in.p, ctx.out.p, npix, ch, nc, st);
+    });
 }
 
 /* The rows kernel: block size bs maps to warps per block (rows_warps), each warp a strip
@@ -260,15 +258,12 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
   fill_rparams (p, in, kernel, levels, k, margin, rows_in_bytes (gfx_image_bytes (in)));
   const char *obe = getenv ("GPUFX_HALFTONE_OB"), *pe = getenv ("GPUFX_HALFTONE_PAIR");
   const bool ob = rows_block_out (in, kernel, levels, k) && !(obe && !strcmp (obe, "0"));
-  const bool fits = pair_fits (in, kernel, levels) && !(pe && !strcmp (pe, "0"))
-                    && !(obe && !strcmp (obe, "0"));
-  /* colour channels: the paired kernel on planes, split before it and merged after, where
-   * the planes fit in GPU memory (else the rows kernel on the interleaved samples); gray
-   * rows that are not whole 16-byte blocks: the same on one padded plane (FS 8191 x 8192
-   * on the H100: 2.53 ms on the rows kernel) */
-  bool planar = (fits && k == 2 && in->channels > 1)
-                || (k == 2 && pair_padded_fits (in, kernel, levels) && !(pe && !strcmp (pe, "0"))
-                    && !(obe && !strcmp (obe, "0")));
+  const PairPath pp = pair_path (in, kernel, levels, k, !(pe && !strcmp (pe, "0"))
+                                                        && !(obe && !strcmp (obe, "0")));
+  /* on planes: split before the kernel and merged after, where the planes fit in GPU memory
+   * (else the rows kernel on the samples as they are; gray rows that are not whole 16-byte
+   * blocks, FS 8191 x 8192 on the H100: 2.53 ms there, 1.28 ms on a padded plane) */
+  bool planar = pp == PairPath::planes;
   if (planar)
     {
       const size_t pb = planes_bytes (in, p.nch);
@@ -281,7 +276,7 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
           gfx_devbuf_free (ctx.pout);
         }
     }
-  const bool paired = planar || (fits && in->channels == 1);
+  const bool paired = planar || pp == PairPath::direct;
   const char *tf = getenv ("GPUFX_HALFTONE_TRACE"); /* bench: per-chunk clocks to a file */
   /* the kernels without the margin's code where the margin is 0 (bench, for A/B runs:
    * GPUFX_HALFTONE_MARGIN_CODE=1 keeps it) */

@@ -132,24 +132,37 @@ fs_weights_match ()
   return same;
 }
 
-/* Whether the paired kernel (halftone_pair.cuh) can run it: FS levels 2 on 8-bit images
- * whose rows are whole 16-byte blocks a channel, any rows a thread.  Gray runs as it is;
- * colour channels (GA, RGB, RGBA) run as planes (planar_params), with K = 2. */
+/* Whether the paired kernel (halftone_pair.cuh) computes it: FS levels 2 on 8-bit images */
+inline bool
+pair_kernel_of (const gfx_image *in, int kernel, int levels)
+{
+  return kernel == GFX_KERNEL_FS && levels == 2 && in->depth == GFX_U8 && fs_weights_match ();
+}
+
+/* Whether the paired kernel can run it on rows that are whole 16-byte blocks a channel,
+ * any rows a thread.  Gray runs as it is; colour channels (GA, RGB, RGBA) run as planes
+ * (planar_params), with K = 2. */
 inline bool
 pair_fits (const gfx_image *in, int kernel, int levels)
 {
-  return kernel == GFX_KERNEL_FS && levels == 2 && in->depth == GFX_U8 && in->width % 16 == 0
-         && fs_weights_match ();
+  return in->width % 16 == 0 && pair_kernel_of (in, kernel, levels);
 }
 
-/* Whether the paired kernel can run a gray image whose rows are not whole 16-byte blocks:
- * FS levels 2 on 8-bit gray, as one plane with rows padded to 16 bytes (planar_params; the
- * padding is outside the image, which the kernel's edge masks keep out). */
-inline bool
-pair_padded_fits (const gfx_image *in, int kernel, int levels)
+/* Where the paired kernel runs (pair_on: the bench's knobs have not turned it off): on the
+ * image as it is (gray rows of whole blocks), on planes (colour channels of whole blocks,
+ * K = 2; gray rows that are not whole blocks, K = 2, as one plane padded to 16 bytes: the
+ * padding is outside the image, which the kernel's edge masks keep out), or not at all. */
+enum class PairPath { none, direct, planes };
+
+inline PairPath
+pair_path (const gfx_image *in, int kernel, int levels, int K, bool pair_on)
 {
-  return kernel == GFX_KERNEL_FS && levels == 2 && in->depth == GFX_U8 && in->channels == 1
-         && in->width % 16 != 0 && fs_weights_match ();
+  if (!pair_on || !pair_kernel_of (in, kernel, levels))
+    return PairPath::none;
+  if (in->width % 16 == 0 && in->channels == 1)
+    return PairPath::direct;
+  return K == 2 && (in->width % 16 == 0 || in->channels == 1) ? PairPath::planes
+                                                              : PairPath::none;
 }
 
 /* Whether the rows kernel writes its output as aligned 16-byte blocks (pick_rows_fs_ob):

@@ -314,10 +314,9 @@ emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, in
   p.ticket = &ticket;
   p.epoch = ++epoch_counter;
   const bool ob = rows_block_out (in, kernel, levels, K);
-  /* colour channels: split into planes here as split_planes does on the GPU */
-  const bool fits = pair_fits (in, kernel, levels) && !rows_unpaired;
-  const bool planar = (fits && K == 2 && in->channels > 1)
-                      || (K == 2 && pair_padded_fits (in, kernel, levels) && !rows_unpaired);
+  /* on planes: split here as split_planes (or the padded copy) does on the GPU */
+  const PairPath pp = pair_path (in, kernel, levels, K, !rows_unpaired);
+  const bool planar = pp == PairPath::planes;
   std::vector<unsigned char> pin, pout;
   const int ch = in->channels;
   if (planar)
@@ -332,7 +331,7 @@ emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, in
       p.in = pin.data ();
       p.out = pout.data ();
     }
-  if (planar || (fits && in->channels == 1)) /* two warps a strip */
+  if (pp != PairPath::none) /* two warps a strip */
     {
       emu_launch (
         p.nch * p.nst, 64,
