@@ -1,6 +1,7 @@
 /* The paired GPU error-diffusion kernel: Floyd-Steinberg, levels 2, gray 8-bit, rows a
- * multiple of 16 bytes (pair_fits; colour images as planes of such rows, planar_params and
- * halftone_planes.cu), as the rows kernel's block-output path (same strips,
+ * multiple of 16 bytes (pair_fits; colour channels, and gray rows of other widths, as planes
+ * whose rows are padded to 16 bytes: pair_path, planar_params and halftone_planes.cu), as
+ * the rows kernel's block-output path (same strips,
  * geometry, hand-off words and sums: RStrip in halftone_rows.cuh, K rows a lane, 2 by
  * default) but with the work that is not on the dependent chain moved off the strip's
  * warp.
@@ -298,13 +299,13 @@ halftone_pair_kernel (const __grid_constant__ RParams p)
 rows_fn pick_pair_fs (int k, bool trace, bool margin, bool planar = false);
 
 #ifndef GFXHT_EMULATE
-/* The colour samples of an 8-bit image (channels a pixel, the first ncolor of them colour;
- * npix a multiple of 4) to planes of npix bytes, and back with the alpha samples of in
- * (halftone_planes.cu). */
-cudaError_t split_planes (const void *in, void *planes, long long npix, int channels,
+/* The colour samples of a w x h 8-bit image (channels a pixel, the first ncolor of them
+ * colour) to planes of pitch x h bytes (pitch: w padded to a multiple of 16), and back with
+ * the alpha samples of in (halftone_planes.cu). */
+cudaError_t split_planes (const void *in, void *planes, int w, int h, int pitch, int channels,
                           int ncolor, cudaStream_t s);
-cudaError_t merge_planes (const void *planes, const void *in, void *out, long long npix,
-                          int channels, int ncolor, cudaStream_t s);
+cudaError_t merge_planes (const void *planes, const void *in, void *out, int w, int h,
+                          int pitch, int channels, int ncolor, cudaStream_t s);
 #endif
 
 } // namespace gfxht

@@ -149,9 +149,9 @@ pair_fits (const gfx_image *in, int kernel, int levels)
 }
 
 /* Where the paired kernel runs (pair_on: the bench's knobs have not turned it off): on the
- * image as it is (gray rows of whole blocks), on planes (colour channels of whole blocks,
- * K = 2; gray rows that are not whole blocks, K = 2, as one plane padded to 16 bytes: the
- * padding is outside the image, which the kernel's edge masks keep out), or not at all. */
+ * image as it is (gray rows of whole blocks), on planes (K = 2: colour channels, and gray
+ * rows that are not whole blocks, as planes whose rows are padded to 16 bytes: the padding
+ * is outside the image, which the kernel's edge masks keep out), or not at all. */
 enum class PairPath { none, direct, planes };
 
 inline PairPath
@@ -161,8 +161,7 @@ pair_path (const gfx_image *in, int kernel, int levels, int K, bool pair_on)
     return PairPath::none;
   if (in->width % 16 == 0 && in->channels == 1)
     return PairPath::direct;
-  return K == 2 && (in->width % 16 == 0 || in->channels == 1) ? PairPath::planes
-                                                              : PairPath::none;
+  return K == 2 ? PairPath::planes : PairPath::none;
 }
 
 /* Whether the rows kernel writes its output as aligned 16-byte blocks (pick_rows_fs_ob):

@@ -464,6 +464,7 @@ suite (int full)
           check (16, 3, c, GFX_U8, 0, 2, 32, 0);
           check (208, 65, c, GFX_U8, 0, 2, 32, c == 3 ? 40 : 0);
           check (416, 140, c, GFX_U8, 0, 2, 64, 0);
+          check (333, 70, c, GFX_U8, 0, 2, 32, 0); /* rows padded to 16 bytes */
         }
       check (333, 401, 1, GFX_U8, 0, 2, 64, 0);  /* fast path and several strips */
       /* gray rows that are not whole blocks: the paired kernel on a padded plane, whose

@@ -147,15 +147,17 @@ block_out_sweep (int quick)
   unsetenv ("GPUFX_HALFTONE_OB");
 }
 
-/* FS levels 2 8-bit with alpha or colour channels and widths a multiple of 16: the paired
- * kernel on planes (the default) and the rows kernel (GPUFX_HALFTONE_PAIR=0). */
+/* FS levels 2 8-bit with alpha or colour channels: the paired kernel on planes (the
+ * default; rows of whole 16-byte blocks, or padded to them where the width is not a
+ * multiple of 16, of 4, or of neither) and the rows kernel (GPUFX_HALFTONE_PAIR=0). */
 static void
 planar_sweep (int quick)
 {
-  static const int wh[][2] = { { 16, 1 },    { 16, 130 },   { 48, 70 },   { 208, 65 },
-                               { 1024, 129 }, { 2048, 300 }, { 4096, 200 } };
+  static const int wh[][2] = { { 16, 1 },     { 17, 5 },     { 16, 130 },   { 48, 70 },
+                               { 100, 65 },   { 208, 65 },   { 333, 70 },   { 1024, 129 },
+                               { 1001, 129 }, { 2048, 300 }, { 4096, 200 }, { 4095, 37 } };
   const int bs[] = { 0, 32, 1024 }, mg[] = { -1, 0, 40 };
-  int n = quick ? 4 : 7;
+  int n = quick ? 7 : 12;
   for (int mode = 0; mode < 2; mode++)
     {
       if (mode == 1)
