@@ -84,43 +84,86 @@ split_kernel (const unsigned char *__restrict__ in, unsigned char *__restrict__ 
   });
 }
 
-/* Where the width is a multiple of 4, four pixels are `channels` aligned words (read so by
- * the split too), written whole with alpha taken from the input (writing only the colour bytes left partly written
- * sectors: RGBA's merge took 1.3 ms at 8192^2 against 0.2 ms for its split); otherwise
- * every byte of the pixels, one at a time. */
+/* Four pixels of CH bytes (CH aligned words at out) from their colour planes' words at pl,
+ * alpha from the same words of in (writing only the colour bytes left partly written
+ * sectors: RGBA's merge took 1.3 ms at 8192^2 against 0.2 ms for its split). */
+template <int CH>
+__device__ __forceinline__ void
+merge_words (const unsigned char *pl, long long plane, const unsigned char *in,
+             unsigned char *out, int ncolor)
+{
+  unsigned w[CH];
+#pragma unroll
+  for (int k = 0; k < CH; k++)
+    w[k] = ncolor < CH ? ((const unsigned *) in)[k] : 0u;
+#pragma unroll
+  for (int c = 0; c < CH; c++)
+    if (c < ncolor)
+      {
+        const unsigned v = *(const unsigned *) (pl + c * plane);
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+          {
+            const int b = k * CH + c, sh = 8 * (b & 3);
+            w[b >> 2] = (w[b >> 2] & ~(0xffu << sh)) | ((v >> 8 * k) & 0xffu) << sh;
+          }
+      }
+#pragma unroll
+  for (int k = 0; k < CH; k++)
+    ((unsigned *) out)[k] = w[k];
+}
+
+/* Widths that are a multiple of 4: four pixels are CH aligned words. */
 __global__ void
 merge_kernel (const unsigned char *__restrict__ planes, const unsigned char *__restrict__ in,
               unsigned char *__restrict__ out, Planar g)
 {
   for_words (g, [&] (long long y, int x) {
-    const int n = min (4, g.w - x), ch = g.channels;
-    if (n <= 0)
+    if (x >= g.w)
       return;
-    const long long plane = (long long) g.pitch * g.h, first = (y * g.w + x) * ch;
+    const long long plane = (long long) g.pitch * g.h, first = (y * g.w + x) * g.channels;
     const unsigned char *pl = planes + y * g.pitch + x;
-    if (g.w % 4 == 0)
-      {
-        unsigned w[4] = { 0, 0, 0, 0 };
-        if (g.ncolor < ch)
-          for (int k = 0; k < ch; k++)
-            w[k] = ((const unsigned *) (in + first))[k];
-        for (int c = 0; c < g.ncolor; c++)
-          {
-            const unsigned v = *(const unsigned *) (pl + c * plane);
-            for (int k = 0; k < 4; k++)
-              {
-                const int b = k * ch + c, sh = 8 * (b & 3);
-                w[b >> 2] = (w[b >> 2] & ~(0xffu << sh)) | ((v >> 8 * k) & 0xffu) << sh;
-              }
-          }
-        for (int k = 0; k < ch; k++)
-          ((unsigned *) (out + first))[k] = w[k];
-        return;
-      }
-    for (int k = 0; k < n; k++)
-      for (int c = 0; c < ch; c++)
-        out[first + k * ch + c] = c < g.ncolor ? pl[c * plane + k] : in[first + k * ch + c];
+    g.channels == 2   ? merge_words<2> (pl, plane, in + first, out + first, g.ncolor)
+    : g.channels == 3 ? merge_words<3> (pl, plane, in + first, out + first, g.ncolor)
+                      : merge_words<4> (pl, plane, in + first, out + first, g.ncolor);
   });
+}
+
+/* Other widths: a thread gathers one aligned output word (the word that starts in row y and
+ * ends in the next row included), so every store is a whole word but the image's last. */
+template <int CH>
+__global__ void
+merge_gather_kernel (const unsigned char *__restrict__ planes,
+                     const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
+                     Planar g)
+{
+  const long long plane = (long long) g.pitch * g.h, total = (long long) g.w * g.h * CH;
+  for (int y = blockIdx.y; y < g.h; y += gridDim.y)
+    {
+      const long long row = (long long) y * g.w * CH;
+      const long long t = ((row + 3) >> 2) + blockIdx.x * THREADS + threadIdx.x;
+      if (4 * t >= row + (long long) g.w * CH)
+        continue;
+      const int r = (int) (4 * t - row);
+      int x = r / CH, c = r - x * CH, yy = y;
+      unsigned v = 0;
+      int n = 0;
+      for (; n < 4 && 4 * t + n < total; n++)
+        {
+          if (x == g.w)
+            x = 0, yy++;
+          const unsigned char b
+            = c < g.ncolor ? planes[c * plane + (long long) yy * g.pitch + x] : in[4 * t + n];
+          v |= (unsigned) b << 8 * n;
+          if (++c == CH)
+            c = 0, x++;
+        }
+      if (n == 4)
+        ((unsigned *) out)[t] = v;
+      else
+        for (int k = 0; k < n; k++)
+          out[4 * t + k] = (unsigned char) (v >> 8 * k);
+    }
 }
 
 dim3
@@ -146,8 +189,21 @@ gfxht::merge_planes (const void *planes, const void *in, void *out, int w, int h
                      int channels, int ncolor, cudaStream_t s)
 {
   const Planar g{ w, h, pitch, channels, ncolor };
-  merge_kernel<<<blocks (g), THREADS, 0, s>>> ((const unsigned char *) planes,
-                                               (const unsigned char *) in,
-                                               (unsigned char *) out, g);
+  const auto *pl = (const unsigned char *) planes, *src = (const unsigned char *) in;
+  auto *dst = (unsigned char *) out;
+  if (w % 4 == 0)
+    merge_kernel<<<blocks (g), THREADS, 0, s>>> (pl, src, dst, g);
+  else
+    {
+      /* row words: w CH / 4 rounded up, and one that may start in the row */
+      const dim3 grid ((unsigned) ((w * channels / 4 + 2 + THREADS - 1) / THREADS),
+                       (unsigned) min (h, 65535));
+      if (channels == 2)
+        merge_gather_kernel<2><<<grid, THREADS, 0, s>>> (pl, src, dst, g);
+      else if (channels == 3)
+        merge_gather_kernel<3><<<grid, THREADS, 0, s>>> (pl, src, dst, g);
+      else
+        merge_gather_kernel<4><<<grid, THREADS, 0, s>>> (pl, src, dst, g);
+    }
   return cudaPeekAtLastError ();
 }
