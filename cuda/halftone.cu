@@ -231,19 +231,10 @@ launch_planar (rows_fn fn, RParams &p, const gfx_image *in, int grid, size_t sme
   p.out = ctx.pout.p;
   const int ch = in->channels, nc = p.nch, w = in->width, h = in->height, pw = p.rowpitch;
   const cudaStream_t st = ctx.q.stream;
-  /* gray (rows padded): copies to and from the padded plane; colour: split and merge */
   return timed_launch (
     fn, p, grid, 64, smem, err,
-    [&] {
-      return ch == 1 ? cudaMemcpy2DAsync (ctx.pin.p, pw, ctx.in.p, w, w, h,
-                                          cudaMemcpyDeviceToDevice, st)
-                     : split_planes (ctx.in.p, ctx.pin.p, w, h, pw, ch, nc, st);
-    },
-    [&] {
-      return ch == 1 ? cudaMemcpy2DAsync (ctx.out.p, w, ctx.pout.p, pw, w, h,
-                                          cudaMemcpyDeviceToDevice, st)
-                     : merge_planes (ctx.pout.p, ctx.in.p, ctx.out.p, w, h, pw, ch, nc, st);
-    });
+    [&] { return split_planes (ctx.in.p, ctx.pin.p, w, h, pw, ch, nc, st); },
+    [&] { return merge_planes (ctx.pout.p, ctx.in.p, ctx.out.p, w, h, pw, ch, nc, st); });
 }
 
 /* The rows kernel: block size bs maps to warps per block (rows_warps), each warp a strip

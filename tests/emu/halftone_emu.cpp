@@ -314,7 +314,7 @@ emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, in
   p.ticket = &ticket;
   p.epoch = ++epoch_counter;
   const bool ob = rows_block_out (in, kernel, levels, K);
-  /* on planes: split here as split_planes (or the padded copy) does on the GPU */
+  /* on planes: split here as split_planes does on the GPU */
   const PairPath pp = pair_path (in, kernel, levels, K, !rows_unpaired);
   const bool planar = pp == PairPath::planes;
   std::vector<unsigned char> pin, pout;
