@@ -1,11 +1,12 @@
 /* The colour channels of an 8-bit image to planes and back, so that the paired kernel
- * (halftone_pair.cuh), which reads and writes a channel's rows as 16-byte blocks, runs
- * the channels of GA, RGB and RGBA images side by side, and gray images whose rows are not
- * whole blocks (one plane; as fast as the cudaMemcpy2D copies used before, within 0.7%).  A plane row is `pitch` bytes, the
- * width padded to whole 16-byte blocks (planar_params); a thread moves one plane word, four
- * pixels of one row (the padding's bytes are written as 0 and never read back), a grid row
- * of blocks a row of the image (no division: a 64-bit one per thread made 8192^2 RGB's
- * split and merge 0.35 ms slower). */
+ * (halftone_pair.cuh), which reads and writes a channel's rows as 16-byte blocks, runs the
+ * channels of GA, RGB and RGBA images side by side, and gray images whose rows are not
+ * whole blocks (one plane; as fast as the cudaMemcpy2D copies used before, within 0.7%).
+ *
+ * A plane row is `pitch` bytes, the width padded to whole 16-byte blocks (planar_params).
+ * A thread moves one plane word, four pixels of one row (the padding's words are written
+ * as 0 and never read back), a grid row of blocks a row of the image (no division: a
+ * 64-bit one per thread made 8192^2 RGB's split and merge 0.35 ms slower). */
 #include "halftone_kernel.cuh"
 #include "halftone_rows.cuh"
 #include "halftone_pair.cuh"
@@ -67,7 +68,7 @@ split_kernel (const unsigned char *__restrict__ in, unsigned char *__restrict__ 
     const int n = min (4, max (0, g.w - x)), ch = g.channels;
     const unsigned char *px = in + (y * g.w + x) * ch;
     const long long plane = (long long) g.pitch * g.h, at = y * g.pitch + x;
-    if (g.w % 4 == 0) /* four pixels are `channels` aligned words */
+    if (n == 4 && g.w % 4 == 0) /* four pixels are `channels` aligned words */
       {
         unsigned char *dst = planes + at;
         ch == 1   ? split_words<1> (px, dst, plane, g.ncolor)
