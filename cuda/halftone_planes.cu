@@ -1,190 +1,19 @@
-/* The colour channels of an 8-bit image to planes and back, so that the paired kernel
- * (halftone_pair.cuh), which reads and writes a channel's rows as 16-byte blocks, runs the
- * channels of GA, RGB and RGBA images side by side, and gray images whose rows are not
- * whole blocks (one plane; as fast as the cudaMemcpy2D copies used before, within 0.7%).
- *
- * A plane row is `pitch` bytes, the width padded to whole 16-byte blocks (planar_params).
- * A thread moves one plane word, four pixels of one row (the padding's words are written
- * as 0 and never read back), a grid row of blocks a row of the image (no division: a
- * 64-bit one per thread made 8192^2 RGB's split and merge 0.35 ms slower). */
+/* The launches of the plane split and merge (halftone_planes.cuh). */
 #include "halftone_kernel.cuh"
 #include "halftone_rows.cuh"
 #include "halftone_pair.cuh"
+#include "halftone_planes.cuh"
 
-namespace
-{
-
-constexpr int THREADS = 256;
-
-/* The image: w x h pixels of `channels` bytes, the first ncolor of them colour; planes of
- * pitch x h bytes. */
-struct Planar
-{
-  int w, h, pitch, channels, ncolor;
-};
-
-/* Calls f (y, x) for the plane words of this thread: column x (a multiple of 4) of rows y
- * (grid rows stride over the image's rows: at most 65535 of them). */
-template <class F>
-__device__ __forceinline__ void
-for_words (const Planar &g, F f)
-{
-  const int x = 4 * (blockIdx.x * THREADS + threadIdx.x);
-  if (x >= g.pitch)
-    return;
-  for (int y = blockIdx.y; y < g.h; y += gridDim.y)
-    f ((long long) y, x);
-}
-
-/* Four pixels of CH bytes (CH aligned words at px) to their colour planes' words. */
-template <int CH>
-__device__ __forceinline__ void
-split_words (const unsigned char *px, unsigned char *dst, long long plane, int ncolor)
-{
-  unsigned w[CH];
-#pragma unroll
-  for (int k = 0; k < CH; k++)
-    w[k] = ((const unsigned *) px)[k];
-#pragma unroll
-  for (int c = 0; c < CH; c++)
-    if (c < ncolor)
-      {
-        unsigned v = 0;
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-          {
-            const int b = k * CH + c;
-            v |= (w[b >> 2] >> 8 * (b & 3) & 0xffu) << 8 * k;
-          }
-        *(unsigned *) (dst + c * plane) = v;
-      }
-}
-
-__global__ void
-split_kernel (const unsigned char *__restrict__ in, unsigned char *__restrict__ planes,
-              Planar g)
-{
-  for_words (g, [&] (long long y, int x) {
-    const int n = min (4, max (0, g.w - x)), ch = g.channels;
-    const unsigned char *px = in + (y * g.w + x) * ch;
-    const long long plane = (long long) g.pitch * g.h, at = y * g.pitch + x;
-    if (n == 4 && g.w % 4 == 0) /* four pixels are `channels` aligned words */
-      {
-        unsigned char *dst = planes + at;
-        ch == 1   ? split_words<1> (px, dst, plane, g.ncolor)
-        : ch == 2 ? split_words<2> (px, dst, plane, g.ncolor)
-        : ch == 3 ? split_words<3> (px, dst, plane, g.ncolor)
-                  : split_words<4> (px, dst, plane, g.ncolor);
-        return;
-      }
-    for (int c = 0; c < g.ncolor; c++)
-      {
-        unsigned v = 0;
-        for (int k = 0; k < n; k++)
-          v |= (unsigned) px[k * ch + c] << 8 * k;
-        *(unsigned *) (planes + c * plane + at) = v;
-      }
-  });
-}
-
-/* Four pixels of CH bytes (CH aligned words at out) from their colour planes' words at pl,
- * alpha from the same words of in (writing only the colour bytes left partly written
- * sectors: RGBA's merge took 1.3 ms at 8192^2 against 0.2 ms for its split). */
-template <int CH>
-__device__ __forceinline__ void
-merge_words (const unsigned char *pl, long long plane, const unsigned char *in,
-             unsigned char *out, int ncolor)
-{
-  unsigned w[CH];
-#pragma unroll
-  for (int k = 0; k < CH; k++)
-    w[k] = ncolor < CH ? ((const unsigned *) in)[k] : 0u;
-#pragma unroll
-  for (int c = 0; c < CH; c++)
-    if (c < ncolor)
-      {
-        const unsigned v = *(const unsigned *) (pl + c * plane);
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-          {
-            const int b = k * CH + c, sh = 8 * (b & 3);
-            w[b >> 2] = (w[b >> 2] & ~(0xffu << sh)) | ((v >> 8 * k) & 0xffu) << sh;
-          }
-      }
-#pragma unroll
-  for (int k = 0; k < CH; k++)
-    ((unsigned *) out)[k] = w[k];
-}
-
-/* Widths that are a multiple of 4: four pixels are CH aligned words. */
-__global__ void
-merge_kernel (const unsigned char *__restrict__ planes, const unsigned char *__restrict__ in,
-              unsigned char *__restrict__ out, Planar g)
-{
-  for_words (g, [&] (long long y, int x) {
-    if (x >= g.w)
-      return;
-    const long long plane = (long long) g.pitch * g.h, first = (y * g.w + x) * g.channels;
-    const unsigned char *pl = planes + y * g.pitch + x;
-    g.channels == 1   ? merge_words<1> (pl, plane, in + first, out + first, g.ncolor)
-    : g.channels == 2 ? merge_words<2> (pl, plane, in + first, out + first, g.ncolor)
-    : g.channels == 3 ? merge_words<3> (pl, plane, in + first, out + first, g.ncolor)
-                      : merge_words<4> (pl, plane, in + first, out + first, g.ncolor);
-  });
-}
-
-/* Other widths: a thread gathers one aligned output word (the word that starts in row y and
- * ends in the next row included), so every store is a whole word but the image's last. */
-template <int CH>
-__global__ void
-merge_gather_kernel (const unsigned char *__restrict__ planes,
-                     const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
-                     Planar g)
-{
-  const long long plane = (long long) g.pitch * g.h, total = (long long) g.w * g.h * CH;
-  for (int y = blockIdx.y; y < g.h; y += gridDim.y)
-    {
-      const long long row = (long long) y * g.w * CH;
-      const long long t = ((row + 3) >> 2) + blockIdx.x * THREADS + threadIdx.x;
-      if (4 * t >= row + (long long) g.w * CH)
-        continue;
-      const int r = (int) (4 * t - row);
-      int x = r / CH, c = r - x * CH, yy = y;
-      unsigned v = 0;
-      int n = 0;
-      for (; n < 4 && 4 * t + n < total; n++)
-        {
-          if (x == g.w)
-            x = 0, yy++;
-          const unsigned char b
-            = c < g.ncolor ? planes[c * plane + (long long) yy * g.pitch + x] : in[4 * t + n];
-          v |= (unsigned) b << 8 * n;
-          if (++c == CH)
-            c = 0, x++;
-        }
-      if (n == 4)
-        ((unsigned *) out)[t] = v;
-      else
-        for (int k = 0; k < n; k++)
-          out[4 * t + k] = (unsigned char) (v >> 8 * k);
-    }
-}
-
-dim3
-blocks (const Planar &g)
-{
-  return dim3 ((unsigned) ((g.pitch / 4 + THREADS - 1) / THREADS), (unsigned) min (g.h, 65535));
-}
-
-} // namespace
+using namespace gfxht::planes;
 
 cudaError_t
 gfxht::split_planes (const void *in, void *planes, int w, int h, int pitch, int channels,
                      int ncolor, cudaStream_t s)
 {
   const Planar g{ w, h, pitch, channels, ncolor };
-  split_kernel<<<blocks (g), THREADS, 0, s>>> ((const unsigned char *) in,
-                                               (unsigned char *) planes, g);
+  const Launch<SplitKernel> l = split_launch (g);
+  l.kernel<<<dim3 (l.gx, l.gy), THREADS, 0, s>>> ((const unsigned char *) in,
+                                                  (unsigned char *) planes, g);
   return cudaPeekAtLastError ();
 }
 
@@ -193,23 +22,9 @@ gfxht::merge_planes (const void *planes, const void *in, void *out, int w, int h
                      int channels, int ncolor, cudaStream_t s)
 {
   const Planar g{ w, h, pitch, channels, ncolor };
-  const auto *pl = (const unsigned char *) planes, *src = (const unsigned char *) in;
-  auto *dst = (unsigned char *) out;
-  if (w % 4 == 0)
-    merge_kernel<<<blocks (g), THREADS, 0, s>>> (pl, src, dst, g);
-  else
-    {
-      /* row words: w CH / 4 rounded up, and one that may start in the row */
-      const dim3 grid ((unsigned) ((w * channels / 4 + 2 + THREADS - 1) / THREADS),
-                       (unsigned) min (h, 65535));
-      if (channels == 1)
-        merge_gather_kernel<1><<<grid, THREADS, 0, s>>> (pl, src, dst, g);
-      else if (channels == 2)
-        merge_gather_kernel<2><<<grid, THREADS, 0, s>>> (pl, src, dst, g);
-      else if (channels == 3)
-        merge_gather_kernel<3><<<grid, THREADS, 0, s>>> (pl, src, dst, g);
-      else
-        merge_gather_kernel<4><<<grid, THREADS, 0, s>>> (pl, src, dst, g);
-    }
+  const Launch<MergeKernel> l = merge_launch (g);
+  l.kernel<<<dim3 (l.gx, l.gy), THREADS, 0, s>>> ((const unsigned char *) planes,
+                                                  (const unsigned char *) in,
+                                                  (unsigned char *) out, g);
   return cudaPeekAtLastError ();
 }

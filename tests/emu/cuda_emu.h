@@ -23,7 +23,7 @@
 #define __grid_constant__
 #define __launch_bounds__(...)
 
-struct emu_dim3 { unsigned x; };
+struct emu_dim3 { unsigned x, y; };
 struct EmuWarp
 {
   std::barrier<> bar{ 32 };
@@ -37,10 +37,13 @@ struct EmuBlock
   std::vector<unsigned char> smem;
 };
 thread_local unsigned emu_tid, emu_bdim;
+thread_local emu_dim3 emu_bid, emu_gdim; /* emu_grid's kernels only */
 thread_local EmuBlock *emu_block;
 
-#define threadIdx (emu_dim3{ emu_tid })
-#define blockDim (emu_dim3{ emu_bdim })
+#define threadIdx (emu_dim3{ emu_tid, 0 })
+#define blockDim (emu_dim3{ emu_bdim, 1 })
+#define blockIdx emu_bid
+#define gridDim emu_gdim
 
 static inline EmuWarp &
 emu_warp ()
@@ -150,6 +153,23 @@ emu_launch (int nblocks, int bs, const std::function<void (EmuBlock &)> &setup,
       });
   for (auto &th : threads)
     th.join ();
+}
+
+/* Runs kernel () on a gx x gy grid of bs threads, one thread after another: for kernels
+ * whose threads never wait for each other (no barriers, shuffles or votes). */
+static void
+emu_grid (unsigned gx, unsigned gy, unsigned bs, const std::function<void ()> &kernel)
+{
+  emu_gdim = { gx, gy };
+  emu_bdim = bs;
+  for (unsigned y = 0; y < gy; y++)
+    for (unsigned x = 0; x < gx; x++)
+      for (unsigned t = 0; t < bs; t++)
+        {
+          emu_bid = { x, y };
+          emu_tid = t;
+          kernel ();
+        }
 }
 
 #endif

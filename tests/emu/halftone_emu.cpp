@@ -206,6 +206,7 @@ constexpr auto st_shared_u4 = st4<unsigned>;
 #include "../../cuda/halftone_rows.cuh"
 #include "../../cuda/halftone_pair.cuh"
 #include "../../cuda/halftone_setup.cuh"
+#include "../../cuda/halftone_planes.cuh"
 
 /* ---- launching ---- */
 using namespace gfxht;
@@ -314,20 +315,20 @@ emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, in
   p.ticket = &ticket;
   p.epoch = ++epoch_counter;
   const bool ob = rows_block_out (in, kernel, levels, K);
-  /* on planes: split here as split_planes does on the GPU */
+  /* on planes: split and merged by the GPU's own kernels (halftone_planes.cuh) */
   const PairPath pp = pair_path (in, kernel, levels, K, !rows_unpaired);
   const bool planar = pp == PairPath::planes;
   std::vector<unsigned char> pin, pout;
-  const int ch = in->channels;
+  const planes::Planar pg{ in->width, in->height, plane_pitch (in), in->channels,
+                           gfx_image_color_channels (in) };
+  const auto *src = (const unsigned char *) in->pixels;
   if (planar)
     {
       planar_params (p, in);
       pin.assign ((size_t) p.in_bytes, 0x77);
       pout.assign (planes_bytes (in, p.nch), 0x5a);
-      for (long long i = 0; i < (long long) in->width * in->height; i++)
-        for (int c = 0; c < p.nch; c++)
-          pin[(size_t) (c * p.plane + i / in->width * p.rowpitch + i % in->width)]
-            = ((const unsigned char *) in->pixels)[i * ch + c];
+      const auto l = planes::split_launch (pg);
+      emu_grid (l.gx, l.gy, planes::THREADS, [&] { l.kernel (src, pin.data (), pg); });
       p.in = pin.data ();
       p.out = pout.data ();
     }
@@ -348,10 +349,12 @@ emu_rows (const gfx_image *in, gfx_image *out, int kernel, int levels, int K, in
           : K == 3 ? halftone_pair_kernel<3, false> (p)
                    : halftone_pair_kernel<4, false> (p);
         });
-      for (long long i = 0; planar && i < (long long) in->width * in->height; i++)
-        for (int c = 0; c < p.nch; c++)
-          ((unsigned char *) out->pixels)[i * ch + c]
-            = pout[(size_t) (c * p.plane + i / in->width * p.rowpitch + i % in->width)];
+      if (planar)
+        {
+          const auto l = planes::merge_launch (pg);
+          emu_grid (l.gx, l.gy, planes::THREADS,
+                    [&] { l.kernel (pout.data (), src, (unsigned char *) out->pixels, pg); });
+        }
       return;
     }
   rows_fn fn = ob       ? halftone_rows_kernel<GFX_KERNEL_FS, true, 0, 2, true, false>
