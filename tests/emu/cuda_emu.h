@@ -157,7 +157,7 @@ emu_launch (int nblocks, int bs, const std::function<void (EmuBlock &)> &setup,
 
 /* Runs kernel () on a gx x gy grid of bs threads, one thread after another: for kernels
  * whose threads never wait for each other (no barriers, shuffles or votes). */
-static void
+static inline void
 emu_grid (unsigned gx, unsigned gy, unsigned bs, const std::function<void ()> &kernel)
 {
   emu_gdim = { gx, gy };
