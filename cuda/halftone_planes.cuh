@@ -24,6 +24,18 @@ constexpr int THREADS = 256;
 struct Planar
 {
   int w, h, pitch, channels, ncolor;
+
+  __host__ __device__ long long
+  plane () const /* bytes from one plane to the next */
+  {
+    return (long long) pitch * h;
+  }
+
+  __host__ __device__ unsigned
+  grid_rows () const /* grid rows (they stride over the image's rows) */
+  {
+    return (unsigned) min (h, 65535);
+  }
 };
 
 /* Calls f (y, x) for the plane words of this thread: column x (a multiple of 4) of rows y
@@ -70,7 +82,7 @@ split_kernel (const unsigned char *__restrict__ in, unsigned char *__restrict__ 
   for_words (g, [&] (long long y, int x) {
     const int n = min (4, max (0, g.w - x)), ch = g.channels;
     const unsigned char *px = in + (y * g.w + x) * ch;
-    const long long plane = (long long) g.pitch * g.h, at = y * g.pitch + x;
+    const long long plane = g.plane (), at = y * g.pitch + x;
     if (n == 4 && g.w % 4 == 0) /* four pixels are `channels` aligned words */
       {
         unsigned char *dst = planes + at;
@@ -127,7 +139,7 @@ merge_kernel (const unsigned char *__restrict__ planes, const unsigned char *__r
   for_words (g, [&] (long long y, int x) {
     if (x >= g.w)
       return;
-    const long long plane = (long long) g.pitch * g.h, first = (y * g.w + x) * g.channels;
+    const long long plane = g.plane (), first = (y * g.w + x) * g.channels;
     const unsigned char *pl = planes + y * g.pitch + x;
     g.channels == 1   ? merge_words<1> (pl, plane, in + first, out + first, g.ncolor)
     : g.channels == 2 ? merge_words<2> (pl, plane, in + first, out + first, g.ncolor)
@@ -144,7 +156,7 @@ merge_gather_kernel (const unsigned char *__restrict__ planes,
                      const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
                      Planar g)
 {
-  const long long plane = (long long) g.pitch * g.h, total = (long long) g.w * g.h * CH;
+  const long long plane = g.plane (), total = (long long) g.w * g.h * CH;
   for (int y = blockIdx.y; y < g.h; y += gridDim.y)
     {
       const long long row = (long long) y * g.w * CH;
@@ -173,9 +185,8 @@ merge_gather_kernel (const unsigned char *__restrict__ planes,
     }
 }
 
-/* A kernel of this file and its grid (THREADS a block): what split_planes and merge_planes
- * launch, and what the CPU emulation runs; a grid row of blocks strides over the image's
- * rows (at most 65535 grid rows). */
+/* A kernel of this file and its grid (THREADS a block, g.grid_rows () grid rows): what
+ * split_planes and merge_planes launch, and what the CPU emulation runs. */
 using SplitKernel = void (*) (const unsigned char *, unsigned char *, Planar);
 using MergeKernel = void (*) (const unsigned char *, const unsigned char *, unsigned char *,
                               Planar);
@@ -195,21 +206,21 @@ word_blocks (const Planar &g)
 inline Launch<SplitKernel>
 split_launch (const Planar &g)
 {
-  return { split_kernel, word_blocks (g), (unsigned) min (g.h, 65535) };
+  return { split_kernel, word_blocks (g), g.grid_rows () };
 }
 
 inline Launch<MergeKernel>
 merge_launch (const Planar &g)
 {
   if (g.w % 4 == 0)
-    return { merge_kernel, word_blocks (g), (unsigned) min (g.h, 65535) };
+    return { merge_kernel, word_blocks (g), g.grid_rows () };
   /* one thread an output word: w CH / 4 rounded up a row, and one that may start in it */
   const unsigned gx = (unsigned) ((g.w * g.channels / 4 + 2 + THREADS - 1) / THREADS);
   const MergeKernel k = g.channels == 1   ? merge_gather_kernel<1>
                         : g.channels == 2 ? merge_gather_kernel<2>
                         : g.channels == 3 ? merge_gather_kernel<3>
                                           : merge_gather_kernel<4>;
-  return { k, gx, (unsigned) min (g.h, 65535) };
+  return { k, gx, g.grid_rows () };
 }
 
 } // namespace planes

@@ -139,9 +139,8 @@ pair_kernel_of (const gfx_image *in, int kernel, int levels)
   return kernel == GFX_KERNEL_FS && levels == 2 && in->depth == GFX_U8 && fs_weights_match ();
 }
 
-/* Whether the paired kernel can run it on rows that are whole 16-byte blocks a channel,
- * any rows a thread.  Gray runs as it is; colour channels (GA, RGB, RGBA) run as planes
- * (planar_params), with K = 2. */
+/* Whether the paired kernel computes it and its rows are whole 16-byte blocks a channel
+ * (rows_block_out; where the paired kernel runs is pair_path's choice). */
 inline bool
 pair_fits (const gfx_image *in, int kernel, int levels)
 {
