@@ -24,13 +24,18 @@ session_log () {
 
 # session_sanitize OUT LIMIT CMD...: compute-sanitizer memcheck, racecheck and synccheck on
 # CMD, each within LIMIT seconds; RACE_ENV=VAR=VALUE narrows the racecheck run (it
-# instruments every shared access and is the slowest).
+# instruments every shared access and is the slowest).  memcheck runs with device buffers
+# of the exact size asked for (GPUFX_EXACT_DEVICE_BUFFERS=1), so that it sees reads past an
+# image's end that a larger, reused buffer would hide.
 session_sanitize () {
   local out=$1 limit=$2 tool; shift 2
   for tool in memcheck racecheck synccheck; do
     echo "== $tool"
     if [ "$tool" = racecheck ] && [ -n "${RACE_ENV:-}" ]; then
       env "$RACE_ENV" timeout "$limit" compute-sanitizer --tool $tool "$@" > "$out/$tool.log" 2>&1
+    elif [ "$tool" = memcheck ]; then
+      GPUFX_EXACT_DEVICE_BUFFERS=1 timeout "$limit" compute-sanitizer --tool $tool "$@" \
+        > "$out/$tool.log" 2>&1
     else
       timeout "$limit" compute-sanitizer --tool $tool "$@" > "$out/$tool.log" 2>&1
     fi

@@ -5,6 +5,7 @@
 #define GFX_CUDA_DEVICE_BUF_H
 
 #include <cstddef>
+#include <cstdlib>
 
 #include <cuda_runtime.h>
 
@@ -16,6 +17,20 @@ struct GfxDevBuf
   size_t cap = 0; /* bytes */
 };
 
+/* Test hook: with GPUFX_EXACT_DEVICE_BUFFERS=1 in the environment every buffer holds exactly
+ * the bytes asked for (a new allocation whenever the size changes), so that
+ * compute-sanitizer memcheck sees a read or write past the end of an image; by default a
+ * buffer large enough is kept, and the bytes past the request are never checked. */
+inline bool
+gfx_devbuf_exact ()
+{
+  static const bool exact = [] {
+    const char *v = std::getenv ("GPUFX_EXACT_DEVICE_BUFFERS");
+    return v && v[0] == '1';
+  }();
+  return exact;
+}
+
 /* At least `bytes` in b (0: b may stay empty, p null); a buffer that grows loses its
  * contents, and with `zero` a new buffer is zeroed on stream s (ordered before the
  * caller's later work there: a plain cudaMemset is not, for a non-blocking stream).  On
@@ -23,7 +38,7 @@ struct GfxDevBuf
 inline cudaError_t
 gfx_devbuf_ensure (GfxDevBuf &b, size_t bytes, bool zero = false, cudaStream_t s = 0)
 {
-  if (b.cap >= bytes)
+  if (b.cap == bytes || (b.cap > bytes && (bytes == 0 || !gfx_devbuf_exact ())))
     return cudaSuccess;
   cudaFree (b.p);
   b = GfxDevBuf ();
