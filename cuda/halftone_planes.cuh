@@ -132,6 +132,7 @@ merge_words (const unsigned char *pl, long long plane, const unsigned char *in,
 }
 
 /* Widths that are a multiple of 4: four pixels are CH aligned words. */
+template <int CH>
 __global__ void
 merge_kernel (const unsigned char *__restrict__ planes, const unsigned char *__restrict__ in,
               unsigned char *__restrict__ out, Planar g)
@@ -139,12 +140,8 @@ merge_kernel (const unsigned char *__restrict__ planes, const unsigned char *__r
   for_words (g, [&] (long long y, int x) {
     if (x >= g.w)
       return;
-    const long long plane = g.plane (), first = (y * g.w + x) * g.channels;
-    const unsigned char *pl = planes + y * g.pitch + x;
-    g.channels == 1   ? merge_words<1> (pl, plane, in + first, out + first, g.ncolor)
-    : g.channels == 2 ? merge_words<2> (pl, plane, in + first, out + first, g.ncolor)
-    : g.channels == 3 ? merge_words<3> (pl, plane, in + first, out + first, g.ncolor)
-                      : merge_words<4> (pl, plane, in + first, out + first, g.ncolor);
+    const long long first = (y * g.w + x) * CH;
+    merge_words<CH> (planes + y * g.pitch + x, g.plane (), in + first, out + first, g.ncolor);
   });
 }
 
@@ -209,18 +206,24 @@ split_launch (const Planar &g)
   return { split_kernel, word_blocks (g), g.grid_rows () };
 }
 
+template <int CH>
+inline Launch<MergeKernel>
+merge_launch_channels (const Planar &g)
+{
+  if (g.w % 4 == 0)
+    return { merge_kernel<CH>, word_blocks (g), g.grid_rows () };
+  /* one thread an output word: w CH / 4 rounded up a row, and one that may start in it */
+  const unsigned gx = (unsigned) ((g.w * CH / 4 + 2 + THREADS - 1) / THREADS);
+  return { merge_gather_kernel<CH>, gx, g.grid_rows () };
+}
+
 inline Launch<MergeKernel>
 merge_launch (const Planar &g)
 {
-  if (g.w % 4 == 0)
-    return { merge_kernel, word_blocks (g), g.grid_rows () };
-  /* one thread an output word: w CH / 4 rounded up a row, and one that may start in it */
-  const unsigned gx = (unsigned) ((g.w * g.channels / 4 + 2 + THREADS - 1) / THREADS);
-  const MergeKernel k = g.channels == 1   ? merge_gather_kernel<1>
-                        : g.channels == 2 ? merge_gather_kernel<2>
-                        : g.channels == 3 ? merge_gather_kernel<3>
-                                          : merge_gather_kernel<4>;
-  return { k, gx, g.grid_rows () };
+  return g.channels == 1   ? merge_launch_channels<1> (g)
+         : g.channels == 2 ? merge_launch_channels<2> (g)
+         : g.channels == 3 ? merge_launch_channels<3> (g)
+                           : merge_launch_channels<4> (g);
 }
 
 } // namespace planes
