@@ -33,4 +33,7 @@ tifffile.imwrite(os.path.join(out, "camera_float.tif"),
 save("ramp_1xN.png", np.linspace(0, 255, 1001).astype(np.uint8)[None, :])
 save("noise_Nx1.png", rng.integers(0, 256, (777, 1), np.uint8))
 save("one.png", np.array([[100]], np.uint8))
+# 4096 x 4096: the camera mirror-tiled, for whole-process times where decoding takes a while
+tile = np.block([[camera, camera[:, ::-1]], [camera[::-1], camera[::-1, ::-1]]])
+save("camera4096.png", np.tile(tile, (4, 4)))
 save("camera_blur.png", np.clip(ndi.gaussian_filter(camera.astype(float), 1.2) + 0.5, 0, 255).astype(np.uint8))

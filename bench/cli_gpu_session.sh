@@ -63,6 +63,21 @@ for img in camera.png astronaut.png coffee.png odd_rgba.png astronaut16.tif came
   same "enhance-n31-4th-perchannel-$b" enhance "$img" --window 31 --rule 4th --per-channel --k0 0 --k1 0.5 --k2 0.02 --k3 0.4
   same "deblur-$b" deblur "$img" --filter img/camera.iir
 done
+# whole-process times on a larger image (decoding overlaps the GPU's start-up) and on 1x1
+for r in 1 2 3; do
+  for b in cpu gpu; do
+    t0=$(now); kit/run gpufx halftone img/camera4096.png "$out/big.png" --backend $b --quiet
+    echo "time halftone 4096^2 gray --backend $b: $(awk "BEGIN{print $(now) - $t0}") s (whole process)"
+  done
+  t0=$(now); kit/run gpufx halftone img/one.png "$out/one.png" --backend gpu --quiet
+  echo "time halftone 1x1 --backend gpu: $(awk "BEGIN{print $(now) - $t0}") s (whole process)"
+done
+# early exits while the GPU is still starting: a clean message and status, no crash
+for b in auto gpu; do
+  kit/run gpufx halftone img/missing.png "$out/x.png" --backend $b 2> "$out/missing.err"
+  rc=$?; [ $rc = 2 ] && grep -q "missing.png" "$out/missing.err"
+  check "early-exit-$b" $? "rc $rc: $(head -c 200 "$out/missing.err")"
+done
 # auto: no note on a machine with a GPU, and the GPU's output
 kit/run gpufx halftone img/astronaut.png "$out/auto.png" 2> "$out/auto.err"
 rc=$?; kit/run gpufx halftone img/astronaut.png "$out/gpu.png" --backend gpu --quiet 2> /dev/null

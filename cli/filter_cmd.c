@@ -90,6 +90,7 @@ run (const cli_filter *f, const cli_args *args, const void *values)
   gfx_image in, out = { 0 }, mask = { 0 };
   gfx_error err;
   char note[GFX_MSG_LEN];
+  gfx_backend_warm_up (f->filter->params, values); /* the GPU starts while the image loads */
   gfx_status st = cli_load (args->pos[0], &in, note, sizeof note, &err);
   if (st != GFX_OK)
     return cli_fail (cmd, cli_exit_code (st), "%s", err.msg);
@@ -127,6 +128,7 @@ cli_filter_main (const cli_filter *f, int argc, char **argv)
     rc = check_before_work (f, &args, values);
   if (rc < 0)
     rc = run (f, &args, values);
+  gfx_backend_warm_up_wait ();
   free (values);
   return rc;
 }

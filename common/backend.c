@@ -1,5 +1,6 @@
 #include "backend.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,45 @@ gfx_backend_gpu_usable (char *name, size_t len)
   if (name)
     snprintf (name, len, "this build has no CUDA support (nvcc was not found when it was built)");
   return false;
+#endif
+}
+
+#ifdef GFX_HAVE_CUDA
+static pthread_t warm_up_thread;
+static atomic_int warm_up_state; /* 0 not started, 1 running or done, 2 joined */
+
+static void *
+warm_up_run (void *arg)
+{
+  (void) arg;
+  gfx_cuda_warm_up ();
+  return NULL;
+}
+#endif
+
+void
+gfx_backend_warm_up (const gfx_param_set *set, const void *values)
+{
+#ifdef GFX_HAVE_CUDA
+  const gfx_param_desc *backend = gfx_params_find (set, "backend");
+  if (!backend || gfx_backend_effective ((int) gfx_param_get (backend, values)) == GFX_BACKEND_CPU
+      || atomic_exchange (&warm_up_state, 1) != 0)
+    return;
+  if (pthread_create (&warm_up_thread, NULL, warm_up_run, NULL) != 0)
+    atomic_store (&warm_up_state, 2); /* no thread: the filter call starts the GPU itself */
+#else
+  (void) set;
+  (void) values;
+#endif
+}
+
+void
+gfx_backend_warm_up_wait (void)
+{
+#ifdef GFX_HAVE_CUDA
+  int running = 1;
+  if (atomic_compare_exchange_strong (&warm_up_state, &running, 2))
+    pthread_join (warm_up_thread, NULL);
 #endif
 }
 

@@ -25,6 +25,19 @@ bool gfx_backend_cuda_built (void);
 /* Whether a GPU is usable; fills name (may be NULL) with the device name or the reason. */
 bool gfx_backend_gpu_usable (char *name, size_t len);
 
+/* Where the parameter values' `backend` (set's parameter of that name) may mean the GPU,
+ * starts probing it and creating its context on a
+ * thread of its own (once a process), so that this start-up cost (~0.1-0.3 s) overlaps
+ * the caller's loading of its image instead of coming after it.  Nothing else changes: the
+ * filter call waits for whatever part is not done yet.  Call gfx_backend_warm_up_wait
+ * before the process ends, however it ends: exiting while that thread is still inside the
+ * CUDA runtime's start can hang the exit (seen on an H200 when the run fell back to the
+ * CPU and exited meanwhile). */
+void gfx_backend_warm_up (const gfx_param_set *set, const void *values);
+
+/* Waits for the thread gfx_backend_warm_up started, if any (at once when it is done). */
+void gfx_backend_warm_up_wait (void);
+
 /* Runs gpu(job) or cpu(job) by the backend rules above.  gpu may be NULL (no GPU path). */
 typedef gfx_status (*gfx_path_fn) (void *job, gfx_error *err);
 gfx_status gfx_dispatch (int requested, gfx_path_fn gpu, gfx_path_fn cpu, void *job,

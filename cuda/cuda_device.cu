@@ -46,6 +46,14 @@ gfx_cuda_device_name (char *name, size_t len, gfx_error *err)
   return GFX_OK;
 }
 
+extern "C" void
+gfx_cuda_warm_up (void)
+{
+  std::call_once (probe_once, probe);
+  if (probe_status == GFX_OK)
+    cudaFree (nullptr); /* creates the primary context; an error shows again where it matters */
+}
+
 extern "C" int
 gfx_cuda_fault_injected (const char *function)
 {

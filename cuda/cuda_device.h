@@ -16,6 +16,11 @@ extern "C" {
  * present; GFX_ERR_GPU and the reason otherwise.  The answer is cached. */
 gfx_status gfx_cuda_device_name (char *name, size_t len, gfx_error *err);
 
+/* Probes the device and creates the CUDA context (with a driver and a GPU, ~0.1-0.3 s a
+ * process), so that a later call finds them ready; common/backend.c runs it on a thread of
+ * its own while the caller loads its image. */
+void gfx_cuda_warm_up (void);
+
 /* Test hook: GPUFX_CUDA_FAIL=<function name> makes that GPU entry point fail as if the
  * device ran out of memory, so fallbacks can be tested on any machine with a GPU. */
 int gfx_cuda_fault_injected (const char *function);

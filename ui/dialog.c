@@ -229,6 +229,7 @@ GimpPDBStatusType
 gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 drawable, void *values,
                 gfx_error *err)
 {
+  gfx_backend_warm_up (proc->filter->params, values); /* the GPU starts while GTK does */
   gimp_ui_init (proc->proc_name, TRUE);
   gfx_dialog dlg = { .proc = proc, .set = proc->filter->params, .image = image,
                      .drawable = drawable, .values = values };

@@ -38,6 +38,7 @@ gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const vo
 {
   gfx_ui_rect rect;
   gfx_image in = { 0 }, out = { 0 }, mask = { 0 };
+  gfx_backend_warm_up (proc->filter->params, values); /* the GPU starts while GIMP's tiles come */
   gfx_status st = gfx_ui_drawable_region (drawable, &rect, err);
   if (st == GFX_OK)
     st = gfx_ui_drawable_read (drawable, &rect, &in, err);
@@ -125,5 +126,6 @@ gfx_ui_run (const gfx_ui_proc *proc, int nparams, const GimpParam *param, int *n
         gimp_displays_flush ();
     }
   g_free (values);
+  gfx_backend_warm_up_wait ();
   gfx_ui_return (status, err.msg, nreturn_vals, return_vals);
 }
