@@ -37,20 +37,21 @@ check () { # check NAME CONDITION-STATUS MESSAGE
   if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "PASS $1 $3"; else fail=$((fail + 1)); echo "FAIL $1 $3"; fi
 }
 now () { date +%s.%N; }
+since () { awk "BEGIN{print $(now) - $1}"; } # seconds since the time $1 (from now)
 # same NAME CMD ARGS... : the command on the CPU and on the GPU, outputs compared
 same () {
   local name=$1 cmd=$2 in=$3 ext=${3##*.}; shift 3
-  local t0 t1 t2
+  local t0 s_c s_g
   t0=$(now)
   kit/run gpufx "$cmd" "img/$in" "$out/$name.cpu.$ext" --backend cpu --quiet "$@" 2> "$out/$name.cpu.err"
   local rc_c=$?
-  t1=$(now)
+  s_c=$(since "$t0") t0=$(now)
   kit/run gpufx "$cmd" "img/$in" "$out/$name.gpu.$ext" --backend gpu --quiet "$@" 2> "$out/$name.gpu.err"
   local rc_g=$?
-  t2=$(now)
+  s_g=$(since "$t0")
   cmp -s "$out/$name.cpu.$ext" "$out/$name.gpu.$ext" && [ $rc_c = 0 ] && [ $rc_g = 0 ]
-  check "$name" $? "$(printf 'cpu rc %d %.2f s, gpu rc %d %.2f s (whole process) %s' $rc_c \
-    "$(awk "BEGIN{print $t1 - $t0}")" $rc_g "$(awk "BEGIN{print $t2 - $t1}")" "$(head -c 200 "$out/$name.gpu.err")")"
+  check "$name" $? "$(printf 'cpu rc %d %.2f s, gpu rc %d %.2f s (whole process) %s' $rc_c "$s_c" \
+    $rc_g "$s_g" "$(head -c 200 "$out/$name.gpu.err")")"
   rm -f "$out/$name.cpu.$ext" "$out/$name.gpu.$ext"
 }
 for img in camera.png astronaut.png coffee.png odd_rgba.png astronaut16.tif camera_float.tif \
@@ -67,10 +68,10 @@ done
 for r in 1 2 3; do
   for b in cpu gpu; do
     t0=$(now); kit/run gpufx halftone img/camera4096.png "$out/big.png" --backend $b --quiet
-    echo "time halftone 4096^2 gray --backend $b: $(awk "BEGIN{print $(now) - $t0}") s (whole process)"
+    echo "time halftone 4096^2 gray --backend $b: $(since "$t0") s (whole process)"
   done
   t0=$(now); kit/run gpufx halftone img/one.png "$out/one.png" --backend gpu --quiet
-  echo "time halftone 1x1 --backend gpu: $(awk "BEGIN{print $(now) - $t0}") s (whole process)"
+  echo "time halftone 1x1 --backend gpu: $(since "$t0") s (whole process)"
 done
 # early exits while the GPU is still starting: a clean message and status, no crash
 for b in auto gpu; do

@@ -13,7 +13,6 @@
 
 #include <cuda_runtime_api.h>
 
-
 #include "../../common/enhance_types.h"
 #include "../../common/image.h"
 #include "../../cuda/cuda_device.h"

@@ -10,7 +10,6 @@
 #include "../../common/halftone.h"
 #include "check.h"
 #include "support_images.h"
-#include "test_rng.h"
 
 static void
 effective_rules (void)
