@@ -80,6 +80,8 @@ $(BUILD)/obj/%.o: %.cu
 # GIMP- and GEGL-using objects get the package flags (GLib headers are not C11-clean).
 $(UI_OBJ) $(GLUE_OBJ) $(PLUGINS:$(BUILD)/gpufx-%=$(BUILD)/obj/plugins/%.o): CFLAGS += $(GIMP_CFLAGS) -std=gnu11
 $(CLI_OBJ): CFLAGS += $(GEGL_CFLAGS) -std=gnu11
+# Where GEGL keeps its modules (cli/gegl_modules.c links the ones gpufx loads).
+$(BUILD)/obj/cli/gegl_modules.o: CFLAGS += -DGFX_GEGL_MODULE_DIR='"$(shell $(PKG) --variable=pluginsdir gegl-0.4)"'
 
 $(BUILD)/gpufx-%: $(BUILD)/obj/plugins/%.o $(UI_OBJ) $(CORE_LIB)
 	$(CC) $(LDFLAGS) $(filter %.o,$^) $(CORE_LIB) -o $@ $(GIMP_LIBS) $(CUDA_LIBS) $(LDLIBS)

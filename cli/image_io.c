@@ -11,6 +11,7 @@
 #include <gegl.h>
 
 #include "cli.h"
+#include "gegl_modules.h"
 #include "image_io.h"
 
 static bool gegl_started;
@@ -45,6 +46,7 @@ cli_gegl_start (void)
   if (!gegl_started)
     {
       g_log_set_default_handler (keep_warning, NULL);
+      cli_gegl_modules_select ();
       gegl_init (NULL, NULL);
       gegl_started = true;
     }
@@ -228,6 +230,8 @@ cli_load (const char *path, gfx_image *img, char *note, size_t note_len, gfx_err
   if (stat (path, &sb) == 0 && !S_ISREG (sb.st_mode)) /* a fifo would block for ever */
     return gfx_fail (err, GFX_ERR_INPUT, "%s: not a regular file (%s)", path,
                      S_ISDIR (sb.st_mode) ? "a folder" : "a device, fifo or socket");
+  if (stat (path, &sb) == 0 && sb.st_size == 0) /* GEGL's JPEG loader quotes stray bytes */
+    return gfx_fail (err, GFX_ERR_INPUT, "%s: the file is empty", path);
   FILE *f = fopen (path, "rb");
   if (!f)
     return gfx_fail (err, GFX_ERR_INPUT, "%s: cannot read: %s", path, strerror (errno));
