@@ -83,6 +83,9 @@ void
 gfx_ui_run_begin (void)
 {
   gfx_ui_i18n_init ();
+  /* The plug-ins use GEGL's buffers, none of its operations: an empty GEGL_PATH spares
+   * loading its ~50 modules (~0.1 s a run).  A GEGL_PATH the user set is kept. */
+  g_setenv ("GEGL_PATH", "", FALSE);
   gegl_init (NULL, NULL);
 }
 
