@@ -8,7 +8,7 @@
 /* Whether the module file name (e.g. "png-load.so") is one gpufx loads. */
 bool cli_gegl_module_wanted (const char *file);
 
-/* Before gegl_init: points GEGL_PATH at a cached directory of the wanted modules, unless
+/* Before gegl_init and before any thread starts (it calls setenv): points GEGL_PATH at a cached directory of the wanted modules, unless
  * GEGL_PATH is set or GPUFX_GEGL_ALL_MODULES=1; on any failure GEGL loads all of them. */
 void cli_gegl_modules_select (void);
 

@@ -11,7 +11,6 @@
 #include <gegl.h>
 
 #include "cli.h"
-#include "gegl_modules.h"
 #include "image_io.h"
 
 static bool gegl_started;
@@ -46,7 +45,6 @@ cli_gegl_start (void)
   if (!gegl_started)
     {
       g_log_set_default_handler (keep_warning, NULL);
-      cli_gegl_modules_select ();
       gegl_init (NULL, NULL);
       gegl_started = true;
     }

@@ -17,6 +17,7 @@
 #include "cmd_bench.h"
 #include "cmd_identify.h"
 #include "cmd_stability.h"
+#include "gegl_modules.h"
 
 static const cli_filter FILTERS[] = {
   { &gfx_halftone_filter, false },
@@ -77,6 +78,7 @@ dispatch (int argc, char **argv)
 int
 main (int argc, char **argv)
 {
+  cli_gegl_modules_select (); /* sets GEGL_PATH: before any thread (the GPU's warm-up) */
   int rc = dispatch (argc, argv);
   cli_io_shutdown ();
   return rc;
