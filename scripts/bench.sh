@@ -16,6 +16,12 @@ args=(--build "$build" $quick)
 # The full run refreshes the committed plot; a quick run keeps its plot in the build tree.
 plot=${BENCH_PLOT:-$([ -n "$quick" ] && echo "$build/bench/bench.png" || echo "$top/docs/bench.png")}
 cd "$top" || exit 0
+# A cache of the bench's own, empty at the start, for every process (ours, GEGL's):
+# babl's fish cache changes start-up times (babl 0.1.98 spends ~0.2 s at every start
+# measuring lookup tables once its cache holds an 8-bit conversion), so whole-process
+# figures should not depend on what GIMP or the tests left in ~/.cache.
+export XDG_CACHE_HOME="$top/$build/bench/cache"
+rm -rf "$XDG_CACHE_HOME" && mkdir -p "$XDG_CACHE_HOME"
 if [ -x "$build/gpufx" ]; then
   echo "bench: in-process table of gpufx itself (gpufx bench $quick):"
   "$build/gpufx" bench $quick 2>&1 | sed 's/^/  /' || echo "  (gpufx bench: n/a)"
