@@ -88,6 +88,16 @@ $(BUILD)/gpufx-%: $(BUILD)/obj/plugins/%.o $(UI_OBJ) $(CORE_LIB)
 
 $(BUILD)/gpufx-iir-deblur: $(GLUE_OBJ)
 
+# gpufx --version: git describe, rewritten only when it changes (so only when it changes
+# does cmd_version.o rebuild); "unknown" outside a git checkout.
+$(BUILD)/gen/version.h: FORCE
+	@mkdir -p $(@D)
+	@v='#define GFX_VERSION "$(shell git describe --always --dirty 2>/dev/null || echo unknown)"'; \
+	  [ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
+$(BUILD)/obj/cli/cmd_version.o: $(BUILD)/gen/version.h
+$(BUILD)/obj/cli/cmd_version.o: CFLAGS += -I$(BUILD)/gen
+FORCE:
+
 $(BUILD)/gpufx: $(CLI_OBJ) $(CORE_LIB)
 	$(CC) $(LDFLAGS) $^ -o $@ $(GEGL_LIBS) $(CUDA_LIBS) $(LDLIBS)
 

@@ -17,6 +17,7 @@
 #include "cmd_bench.h"
 #include "cmd_identify.h"
 #include "cmd_stability.h"
+#include "cmd_version.h"
 #include "gegl_modules.h"
 
 static const cli_filter FILTERS[] = {
@@ -48,6 +49,7 @@ usage (FILE *out)
   for (int i = 0; i < N_COMMANDS; i++)
     if (COMMANDS[i].name)
       fprintf (out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+  fprintf (out, "  %-10s version, GPU, CPU threads, GEGL and babl\n", "--version");
   fprintf (out, "\nGPUFX_BACKEND=auto|cpu|gpu sets the default backend; GPUFX_THREADS the "
                 "number of CPU threads.\n");
 }
@@ -66,6 +68,8 @@ dispatch (int argc, char **argv)
       usage (stdout);
       return CLI_OK;
     }
+  if (!strcmp (name, "--version") || !strcmp (name, "version"))
+    return version_main ();
   for (int i = 0; i < N_FILTERS; i++)
     if (!strcmp (name, FILTERS[i].filter->name))
       return cli_filter_main (&FILTERS[i], argc - 1, argv + 1);

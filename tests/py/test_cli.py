@@ -75,6 +75,28 @@ def check_help():
     T.check(r.returncode == 2 and "Usage" in r.stderr, "no command: usage on stderr, exit 2")
 
 
+def check_version(src, out):
+    """--version: the build, the GPU verdict (with the reason --backend gpu gives when
+    there is none), the thread count and the GEGL the binary runs with."""
+    import re
+    import subprocess
+    r = T.run_cli("--version", env={"GPUFX_THREADS": "3"})
+    lines = r.stdout.splitlines() + [""] * 4
+    gegl = subprocess.run(["pkg-config", "--modversion", "gegl-0.4"], capture_output=True,
+                          text=True).stdout.strip()
+    T.check(r.returncode == 0 and re.fullmatch(r"gpufx \S+", lines[0]) and
+            lines[1].startswith("GPU: ") and lines[2] == "CPU threads: 3" and
+            lines[3].startswith(f"GEGL {gegl}, babl "),
+            "--version: build, GPU, threads (GPUFX_THREADS), GEGL version", r.stdout)
+    why = re.fullmatch(r"GPU: not usable \((.*)\): backend auto runs on the CPU", lines[1])
+    if why:
+        g = T.run_cli("halftone", src, out, "--backend", "gpu")
+        T.check(g.returncode != 0 and why.group(1) in g.stderr,
+                "--version gives the reason --backend gpu fails with", f"{why.group(1)!r} / {g.stderr!r}")
+    else:
+        T.skip("--version gives the reason --backend gpu fails with", lines[1])
+
+
 def check_io(tmp):
     gray16 = T.noise(40, 30, 1, np.uint16, seed=1)
     src = os.path.join(tmp, "g16.png")
@@ -191,6 +213,7 @@ def main():
         T.save(src, T.noise(12, 8, 1, np.uint8))
         check_usage_errors(src, os.path.join(tmp, "out.png"))
         check_help()
+        check_version(src, os.path.join(tmp, "v.png"))
         check_io(tmp)
         check_no_leftovers(tmp)
         check_progress(tmp)
