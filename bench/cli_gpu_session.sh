@@ -73,6 +73,10 @@ for r in 1 2 3; do
   t0=$(now); kit/run gpufx halftone img/one.png "$out/one.png" --backend gpu --quiet
   echo "time halftone 1x1 --backend gpu: $(since "$t0") s (whole process)"
 done
+# --version names the GPU it will use
+kit/run gpufx --version > "$out/version.txt" 2>&1
+rc=$?; [ $rc = 0 ] && grep -q "^GPU: NVIDIA" "$out/version.txt"
+check version $? "rc $rc: $(tr '\n' ' ' < "$out/version.txt")"
 # early exits while the GPU is still starting: a clean message and status, no crash
 for b in auto gpu; do
   kit/run gpufx halftone img/missing.png "$out/x.png" --backend $b 2> "$out/missing.err"
