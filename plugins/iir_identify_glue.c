@@ -80,7 +80,7 @@ gfx_identify_pdb_run (gint nparams, const GimpParam *param, gint *nreturn_vals,
   gfx_identify_params p;
   gfx_error err = { 0 };
   double residual = 0.0;
-  gfx_ui_run_begin ();
+  gfx_ui_run_begin (nparams, param);
   GimpPDBStatusType ps = GIMP_PDB_SUCCESS;
   if (nparams > 0 && param[0].data.d_int32 == GIMP_RUN_NONINTERACTIVE)
     ps = gfx_ui_read_args (&gfx_identify_param_set, nparams, param, &p, &err);

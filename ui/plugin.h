@@ -15,7 +15,7 @@
  *      gfx_ui_save_values, gfx_ui_process, gfx_ui_return / gfx_ui_return_values.  Sketch:
  *        static const GimpParamDef ret[] = { { GIMP_PDB_FLOAT, "residual", "RMS residual" } };
  *        query(): gfx_ui_install (&identify_proc, ret, 1);   // args still from the table
- *        run():   gfx_ui_run_begin ();
+ *        run():   gfx_ui_run_begin (nparams, param);
  *                 st = gfx_ui_read_args (set, nparams, param, &values, &err);  // batch
  *                 ... gfx_ui_drawable_region/read, gfx_ui_run_job (my_fn, &job, &mon, &err)
  *                 GimpParam r = { .type = GIMP_PDB_FLOAT, .data.d_float = residual };
@@ -75,8 +75,8 @@ void gfx_ui_install (const gfx_ui_proc *proc, const GimpParamDef *return_vals,
 void gfx_ui_run (const gfx_ui_proc *proc, int nparams, const GimpParam *param,
                  int *nreturn_vals, GimpParam **return_vals);
 
-/* First call of any run(): gettext binding, gegl_init. */
-void gfx_ui_run_begin (void);
+/* First call of any run(), with run()'s arguments: gettext binding, gegl_init. */
+void gfx_ui_run_begin (int nparams, const GimpParam *param);
 
 /* Reads param[3..] (after run-mode, image, drawable) into values and validates them with
  * gfx_params_validate.  Returns GIMP_PDB_SUCCESS, or GIMP_PDB_CALLING_ERROR with err

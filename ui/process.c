@@ -102,7 +102,7 @@ void
 gfx_ui_run (const gfx_ui_proc *proc, int nparams, const GimpParam *param, int *nreturn_vals,
             GimpParam **return_vals)
 {
-  gfx_ui_run_begin ();
+  gfx_ui_run_begin (nparams, param);
   gfx_error err;
   gfx_error_clear (&err);
   if (nparams < 3)
