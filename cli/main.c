@@ -13,6 +13,7 @@
 #include "../common/enhance.h"
 #include "../common/halftone.h"
 #include "../common/iir.h"
+#include "babl_cache.h"
 #include "cli.h"
 #include "cmd_bench.h"
 #include "cmd_identify.h"
@@ -82,7 +83,9 @@ dispatch (int argc, char **argv)
 int
 main (int argc, char **argv)
 {
-  cli_gegl_modules_select (); /* sets GEGL_PATH: before any thread (the GPU's warm-up) */
+  /* Both set environment variables: before any thread (the GPU's warm-up) starts. */
+  cli_gegl_modules_select ();
+  cli_babl_cache_private ();
   int rc = dispatch (argc, argv);
   cli_io_shutdown ();
   return rc;

@@ -51,10 +51,10 @@ def check_directory(tmp, src):
     T.check("GEGL_PATH = " + dirs[0] in r.stderr, "GPUFX_DEBUG says which GEGL_PATH it set",
             r.stderr.strip())
     r = run(cache, "halftone", src, os.path.join(tmp, "o2.png"), "--backend", "cpu")
+    made = [n for n in os.listdir(os.path.join(cache, "gpufx")) if n.startswith("gegl-")]
     T.check(r.returncode == 0 and module_dirs(cache) == dirs and
-            os.listdir(os.path.join(cache, "gpufx")) == [os.path.basename(dirs[0])],
-            "a second run reuses it and leaves no temporary directory",
-            f"{os.listdir(os.path.join(cache, 'gpufx'))}")
+            made == [os.path.basename(dirs[0])],
+            "a second run reuses it and leaves no temporary directory", f"{made}")
 
 
 def check_formats(tmp, cache):
@@ -119,12 +119,12 @@ def check_fallbacks(tmp, src, want):
     cache = os.path.join(tmp, "c2")
     r = run(cache, "halftone", src, out, "--backend", "cpu",
             env={"GEGL_PATH": os.path.join(tmp, "no-modules")})
-    T.check(r.returncode != 0 and not os.path.exists(os.path.join(cache, "gpufx")),
+    T.check(r.returncode != 0 and not module_dirs(cache),
             "a user's GEGL_PATH is left alone (here it names no loaders, so loading fails)",
             f"exit {r.returncode}, {r.stderr.strip()}")
     r = run(cache, "halftone", src, out, "--backend", "cpu",
             env={"GPUFX_GEGL_ALL_MODULES": "1"})
-    T.check(r.returncode == 0 and not os.path.exists(os.path.join(cache, "gpufx")),
+    T.check(r.returncode == 0 and not module_dirs(cache),
             "GPUFX_GEGL_ALL_MODULES=1 makes no directory", r.stderr.strip())
 
 
@@ -136,7 +136,7 @@ def check_race(tmp, src):
              for i in range(8)]
     codes = [p.wait(timeout=300) for p in procs]
     outs = set(open(os.path.join(tmp, f"r{i}.png"), "rb").read() for i in range(8))
-    left = os.listdir(os.path.join(cache, "gpufx"))
+    left = [n for n in os.listdir(os.path.join(cache, "gpufx")) if n.startswith("gegl-")]
     T.check(codes == [0] * 8 and len(outs) == 1 and len(left) == 1,
             "8 runs racing on an empty cache all succeed and leave one directory",
             f"exits {codes}, {len(outs)} outputs, left {left}")
