@@ -11,7 +11,7 @@
  * removes modules gets a new one.  Whatever goes wrong here, GEGL loads everything as
  * before; GEGL_PATH set by the user, or GPUFX_GEGL_ALL_MODULES=1, is left alone. */
 #include <dirent.h>
-#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +40,9 @@ ends_with (const char *s, const char *suffix)
   return n >= k && !strcmp (s + n - k, suffix);
 }
 
-bool
-cli_gegl_module_wanted (const char *file)
+/* Whether the module file name (e.g. "png-load.so") is one gpufx loads. */
+static bool
+module_wanted (const char *file)
 {
   if (!ends_with (file, ".so"))
     return false;
@@ -68,7 +69,7 @@ link_modules (const char *src, const char *dest)
   bool ok = true;
   int core = 0, png = 0;
   for (struct dirent *e; ok && (e = readdir (d));)
-    if (cli_gegl_module_wanted (e->d_name))
+    if (module_wanted (e->d_name))
       {
         char *from = g_build_filename (src, e->d_name, NULL);
         char *to = g_build_filename (dest, e->d_name, NULL);

@@ -3,13 +3,9 @@
 #ifndef GFX_CLI_GEGL_MODULES_H
 #define GFX_CLI_GEGL_MODULES_H
 
-#include <stdbool.h>
-
-/* Whether the module file name (e.g. "png-load.so") is one gpufx loads. */
-bool cli_gegl_module_wanted (const char *file);
-
-/* Before gegl_init and before any thread starts (it calls setenv): points GEGL_PATH at a cached directory of the wanted modules, unless
- * GEGL_PATH is set or GPUFX_GEGL_ALL_MODULES=1; on any failure GEGL loads all of them. */
+/* Before gegl_init and before any thread starts (it calls setenv): points GEGL_PATH at a
+ * cached directory of the wanted modules, unless GEGL_PATH is set or
+ * GPUFX_GEGL_ALL_MODULES=1; on any failure GEGL loads all of them. */
 void cli_gegl_modules_select (void);
 
 #endif

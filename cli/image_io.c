@@ -225,10 +225,11 @@ cli_load (const char *path, gfx_image *img, char *note, size_t note_len, gfx_err
   memset (img, 0, sizeof *img);
   note[0] = '\0';
   struct stat sb;
-  if (stat (path, &sb) == 0 && !S_ISREG (sb.st_mode)) /* a fifo would block for ever */
+  bool known = stat (path, &sb) == 0; /* else fopen below says why */
+  if (known && !S_ISREG (sb.st_mode)) /* a fifo would block for ever */
     return gfx_fail (err, GFX_ERR_INPUT, "%s: not a regular file (%s)", path,
                      S_ISDIR (sb.st_mode) ? "a folder" : "a device, fifo or socket");
-  if (stat (path, &sb) == 0 && sb.st_size == 0) /* GEGL's JPEG loader quotes stray bytes */
+  if (known && sb.st_size == 0) /* GEGL's JPEG loader quotes stray bytes */
     return gfx_fail (err, GFX_ERR_INPUT, "%s: the file is empty", path);
   FILE *f = fopen (path, "rb");
   if (!f)
