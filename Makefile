@@ -110,7 +110,7 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT) $(CORE_LIB)
 EMU_TESTS := $(BUILD)/tests/test_halftone_emu $(BUILD)/tests/test_iir_emu
 $(BUILD)/tests/test_halftone_emu: cuda/halftone_kernel.cuh cuda/halftone_rows.cuh cuda/halftone_pair.cuh \
   cuda/halftone_setup.cuh cuda/halftone_planes.cuh tests/unit/test_rng.h
-$(BUILD)/tests/test_iir_emu: cuda/cuda_iir_split.cuh tests/unit/test_iir_util.h
+$(BUILD)/tests/test_iir_emu: cuda/cuda_iir_split.cuh cuda/cuda_iir_internal.h tests/unit/test_iir_util.h
 $(BUILD)/tests/test_%_emu: tests/emu/%_emu.cpp tests/emu/cuda_emu.h $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CXX) -std=c++20 -O1 -pthread -DGFXHT_EMULATE -DGFX_IIR_EMULATE -Wall -Wextra -Werror \

@@ -108,13 +108,6 @@ store_block (WarpSmem<MR, CH> &S, gfx_depth depth, int c0, int lane, const unsig
     S.xs[i * RPI + pr][slot] = (double) gfx_iir_raw_value (depth, pf[i]);
 }
 
-__device__ __forceinline__ void
-st_relaxed (unsigned long long *p, double v)
-{
-  asm volatile ("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(__double_as_longlong (v))
-                : "memory");
-}
-
 /* Writes the finished outputs of frame columns c0 .. c0 + CH - 1 to the quadrant's plane,
  * row by row (image frame), and the group's last rows of y at these columns to the
  * boundary buffer (relaxed 64-bit stores: each word is its own ready flag). */
@@ -140,14 +133,6 @@ flush_block (const Args &A, int q, float *plane, unsigned long long *bnd_mine, i
       if (row < A.H)
         plane[(size_t) (q >= 2 ? A.H - 1 - row : row) * A.W + icol] = S.os[i * RPI + pr][slot];
     }
-}
-
-__device__ __forceinline__ unsigned long long
-ld_relaxed (const unsigned long long *p)
-{
-  unsigned long long v;
-  asm volatile ("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
 }
 
 /* The rows above the group at frame columns t0 .. t0 + CH - 1, lane j < CH: column t0 + j

@@ -68,7 +68,24 @@ gfx_iir_raw_value (gfx_depth depth, unsigned v)
        : depth == GFX_U16 ? gfx_iir_from_u16 ((uint16_t) v) : __uint_as_float (v);
 }
 
-#ifndef GFX_IIR_EMULATE
+#ifndef GFX_IIR_EMULATE /* (tests/emu/iir_emu.cpp has its own boundary-word accesses) */
+/* A boundary word (double bits, GFX_IIR_SENTINEL until written): relaxed 64-bit accesses
+ * at GPU scope, single-copy atomic, so each word is its own ready flag. */
+__device__ __forceinline__ unsigned long long
+ld_relaxed (const unsigned long long *p)
+{
+  unsigned long long v;
+  asm volatile ("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void
+st_relaxed (unsigned long long *p, double v)
+{
+  asm volatile ("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(__double_as_longlong (v))
+                : "memory");
+}
+
 /* The split kernel (cuda_iir_split.cu): exactly 3x3 masks. */
 bool gfx_iir_split_fits (int m1, int m2);
 /* Copies the coefficients (q-major, row-major, 3x3) to the split kernel's constants. */

@@ -55,21 +55,6 @@ pair_sync (int id, int threads)
   asm volatile ("barrier.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
-__device__ __forceinline__ unsigned long long
-ld_relaxed (const unsigned long long *p)
-{
-  unsigned long long v;
-  asm volatile ("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-
-__device__ __forceinline__ void
-st_relaxed (unsigned long long *p, double v)
-{
-  asm volatile ("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(__double_as_longlong (v))
-                : "memory");
-}
-
 __device__ __forceinline__ unsigned
 ld_acquire (const unsigned *p)
 {

@@ -1,7 +1,8 @@
 /* The split kernel's device code (cuda_iir_split.cu says how it works), in a header of
  * its own so that tests/emu/iir_emu.cpp can run it on the CPU.  The includer provides
  * pair_sync (id, threads) (named barrier), ld_relaxed / st_relaxed (64-bit relaxed global
- * accesses), ld_acquire (32-bit acquire load), gfx_iir_fence () (device-wide fence),
+ * accesses; on the GPU from cuda_iir_internal.h, shared with cuda_iir.cu's kernel),
+ * ld_acquire (32-bit acquire load), gfx_iir_fence () (device-wide fence),
  * ld_plane (a plane value, read at the coherent level), spin_pause () and GFX_IIR_SMEM
  * (name) (the dynamic shared memory), inside namespace gfx_iir, and for the bench's trace
  * trace_clock () (SM clock), trace_gtime () (global timer) and trace_smid () (on the GPU

@@ -31,11 +31,12 @@
 #define GFX_HALFTONE_KERNEL_CUH
 
 #include <stdint.h>
-#ifndef GFXHT_EMULATE /* tests/emu/halftone_emu.cpp runs this file on the CPU */
-#define GFXHT_DYNAMIC_SMEM(name) extern __shared__ __align__ (16) unsigned char name[]
-#endif
 
 #include "../common/halftone_kernels.h"
+#ifndef GFXHT_EMULATE /* tests/emu/halftone_emu.cpp runs this file on the CPU, with its own */
+#define GFXHT_DYNAMIC_SMEM(name) extern __shared__ __align__ (16) unsigned char name[]
+#include "halftone_ptx.cuh"
+#endif
 
 namespace gfxht
 {
@@ -108,70 +109,6 @@ smem_bytes (int nw)
   return sizeof (WarpSmem) * nw + 256 * sizeof (float) + 256 * sizeof (unsigned)
          + MAXW * sizeof (int) + 16;
 }
-
-#ifndef GFXHT_EMULATE
-/* Shared-memory hand-off words.  Explicit shared-space instructions: a cuda::atomic_ref on
- * a shared word compiles to a generic strong load (LD.E.STRONG.SM), which goes through the
- * L1TEX pipeline with a global-like latency (the profile of the first version: that load
- * on every pixel step was most of the step time).  Writers use an atomic exchange, readers
- * a volatile load: both single-copy atomic 64/32-bit accesses, and the pattern
- * compute-sanitizer racecheck accepts (a relaxed atomic_ref store or a volatile store read
- * by a volatile load is reported as a race, an atomic exchange is not). */
-__device__ __forceinline__ unsigned
-smem_addr (const void *p)
-{
-  return (unsigned) __cvta_generic_to_shared (p);
-}
-
-__device__ __forceinline__ unsigned long long
-ld_slot (const unsigned long long *p)
-{
-  unsigned long long v;
-  asm volatile ("ld.volatile.shared.u64 %0, [%1];" : "=l"(v) : "r"(smem_addr (p)));
-  return v;
-}
-
-/* returns the old word, which callers ignore */
-__device__ __forceinline__ unsigned long long
-st_slot (unsigned long long *p, unsigned long long v)
-{
-  unsigned long long old;
-  asm volatile ("atom.shared.exch.b64 %0, [%1], %2;" : "=l"(old) : "r"(smem_addr (p)), "l"(v));
-  return old;
-}
-
-__device__ __forceinline__ int
-ld_flag (const int *p)
-{
-  int v;
-  asm volatile ("ld.volatile.shared.s32 %0, [%1];" : "=r"(v) : "r"(smem_addr (p)));
-  return v;
-}
-
-__device__ __forceinline__ int
-st_flag (int *p, int v)
-{
-  int old;
-  asm volatile ("atom.shared.exch.b32 %0, [%1], %2;" : "=r"(old) : "r"(smem_addr (p)), "r"(v));
-  return old;
-}
-#endif
-
-#ifndef GFXHT_EMULATE
-__device__ __forceinline__ unsigned long long
-ld_relaxed_gpu (const unsigned long long *p)
-{
-  unsigned long long v;
-  asm volatile ("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-
-__device__ __forceinline__ void
-st_relaxed_gpu (unsigned long long *p, unsigned long long v)
-{
-  asm volatile ("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-#endif
 
 __device__ __forceinline__ unsigned long long
 tagged (int tag, float e)

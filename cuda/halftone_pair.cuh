@@ -68,55 +68,6 @@ smem_bytes (int K) /* + the strip's ticket */
 
 constexpr int FULL_ID = 1, DONE_ID = 1 + NB; /* named barrier ids (0: __syncthreads) */
 
-#ifndef GFXHT_EMULATE
-/* The non-aligned barrier forms: the two warps arrive from different code. */
-__device__ __forceinline__ void
-bar_sync (int id)
-{
-  asm volatile ("barrier.sync %0, 64;" ::"r"(id) : "memory");
-}
-
-__device__ __forceinline__ void
-bar_arrive (int id)
-{
-  asm volatile ("barrier.arrive %0, 64;" ::"r"(id) : "memory");
-}
-
-template <int N>
-__device__ __forceinline__ void
-cp_async_wait ()
-{
-  asm volatile ("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-
-__device__ __forceinline__ void
-ld_shared_f4 (sptr a, float &x, float &y, float &z, float &w)
-{
-  asm volatile ("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
-                : "=f"(x), "=f"(y), "=f"(z), "=f"(w) : "r"(a));
-}
-
-__device__ __forceinline__ void
-st_shared_f4 (sptr a, float x, float y, float z, float w)
-{
-  asm volatile ("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(a), "f"(x), "f"(y), "f"(z),
-                "f"(w) : "memory");
-}
-
-__device__ __forceinline__ void
-ld_shared_u4 (sptr a, unsigned &x, unsigned &y, unsigned &z, unsigned &w)
-{
-  asm volatile ("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(a) : "memory");
-}
-
-__device__ __forceinline__ void
-st_shared_u4 (sptr a, unsigned x, unsigned y, unsigned z, unsigned w)
-{
-  asm volatile ("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(x), "r"(y), "r"(z),
-                "r"(w) : "memory");
-}
-#endif
 
 template <int K, bool TRACE, bool MARGIN, bool PLANAR>
 struct Pair

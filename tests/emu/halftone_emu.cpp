@@ -22,7 +22,7 @@ extern "C" gfx_status gfx_halftone_ref (const gfx_image *in, gfx_image *out, int
 #include "../unit/test_rng.h"
 #include "cuda_emu.h"
 
-/* ---- what the halftone kernels use beyond cuda_emu.h ---- */
+/* ---- what the halftone kernels use beyond cuda_emu.h: cuda/halftone_ptx.cuh on the CPU ---- */
 #define GFXHT_DYNAMIC_SMEM(name) unsigned char *name = emu_block->smem.data ()
 using std::min;
 using std::max;
@@ -167,8 +167,6 @@ static inline unsigned trace_clock () { return 0; }
 static inline unsigned long long trace_gtime () { return 0; }
 static inline unsigned trace_smid () { return 0; }
 /* the paired kernel's: named barriers over the block (ids 1 ..), the rest plain copies */
-namespace pair
-{
 static inline void
 bar_sync (int id)
 {
@@ -199,7 +197,6 @@ constexpr auto ld_shared_f4 = ld4<float>;
 constexpr auto ld_shared_u4 = ld4<unsigned>;
 constexpr auto st_shared_f4 = st4<float>;
 constexpr auto st_shared_u4 = st4<unsigned>;
-} // namespace pair
 } // namespace gfxht
 
 #include "../../cuda/halftone_kernel.cuh"
