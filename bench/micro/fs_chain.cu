@@ -6,7 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "../../cuda/halftone_kernel.cuh"
-#include "../../cuda/halftone_rows.cuh" /* set_ge, keep_bit: the kernel's own */
+#include "../../cuda/halftone_rows.cuh" /* RC; set_ge and keep_bit come from halftone_ptx.cuh */
 
 using gfxht::FULL;
 using gfxht::keep_bit;
