@@ -69,21 +69,19 @@ gfx_iir_raw_value (gfx_depth depth, unsigned v)
 }
 
 #ifndef GFX_IIR_EMULATE /* (tests/emu/iir_emu.cpp has its own boundary-word accesses) */
-/* A boundary word (double bits, GFX_IIR_SENTINEL until written): relaxed 64-bit accesses
- * at GPU scope, single-copy atomic, so each word is its own ready flag. */
+#include "relaxed_words.cuh"
+
+/* A boundary word: a double's bits, GFX_IIR_SENTINEL until written. */
 __device__ __forceinline__ unsigned long long
 ld_relaxed (const unsigned long long *p)
 {
-  unsigned long long v;
-  asm volatile ("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
+  return ld_relaxed_gpu (p);
 }
 
 __device__ __forceinline__ void
 st_relaxed (unsigned long long *p, double v)
 {
-  asm volatile ("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(__double_as_longlong (v))
-                : "memory");
+  st_relaxed_gpu (p, (unsigned long long) __double_as_longlong (v));
 }
 
 /* The split kernel (cuda_iir_split.cu): exactly 3x3 masks. */

@@ -1,10 +1,13 @@
 /* The PTX the halftone kernels use, each wrapper with the reason it is PTX.  Inside cuda/
  * only, device code only: tests/emu/halftone_emu.cpp supplies the same names on the CPU,
  * which is how the emulation runs the kernels' own source.  In order: the shared hand-off
- * words (strip kernel), the global hand-off words, the rows kernel's tiles, predicated
- * stores and register tricks, and the paired kernel's named barriers and vector accesses. */
+ * words (strip kernel), the rows kernel's tiles, predicated stores and register tricks,
+ * and the paired kernel's named barriers and vector accesses.  The global hand-off words
+ * are relaxed_words.cuh's, shared with the IIR. */
 #ifndef GFX_HALFTONE_PTX_CUH
 #define GFX_HALFTONE_PTX_CUH
+
+#include "relaxed_words.cuh"
 
 namespace gfxht
 {
@@ -53,20 +56,6 @@ st_flag (int *p, int v)
   int old;
   asm volatile ("atom.shared.exch.b32 %0, [%1], %2;" : "=r"(old) : "r"(smem_addr (p)), "r"(v));
   return old;
-}
-
-__device__ __forceinline__ unsigned long long
-ld_relaxed_gpu (const unsigned long long *p)
-{
-  unsigned long long v;
-  asm volatile ("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-
-__device__ __forceinline__ void
-st_relaxed_gpu (unsigned long long *p, unsigned long long v)
-{
-  asm volatile ("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
 /* Shared-memory addresses of the tiles are kept as 32-bit shared-space addresses: a generic
