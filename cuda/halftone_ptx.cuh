@@ -80,10 +80,12 @@ cp_async_commit ()
   asm volatile ("cp.async.commit_group;" ::: "memory");
 }
 
+/* until at most N committed groups are still in flight */
+template <int N>
 __device__ __forceinline__ void
-cp_async_wait1 ()
+cp_async_wait ()
 {
-  asm volatile ("cp.async.wait_group 1;" ::: "memory");
+  asm volatile ("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
 /* Stores under a predicate, in PTX: as C++ conditions the compiler branched around the
@@ -246,13 +248,6 @@ __device__ __forceinline__ void
 bar_arrive (int id)
 {
   asm volatile ("barrier.arrive %0, 64;" ::"r"(id) : "memory");
-}
-
-template <int N>
-__device__ __forceinline__ void
-cp_async_wait ()
-{
-  asm volatile ("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
 __device__ __forceinline__ void

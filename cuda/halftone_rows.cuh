@@ -612,7 +612,7 @@ struct RStrip
   __device__ __forceinline__ void
   iter (int b)
   {
-    cp_async_wait1 (); /* this chunk's input is in (the next one may still fly) */
+    cp_async_wait<1> (); /* this chunk's input is in (the next one may still fly) */
     if constexpr (OB) /* before the hand-off wait: their latency is off the steps */
       load_inputs (ib);
     float impv = import_install_traced (b);

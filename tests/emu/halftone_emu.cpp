@@ -156,7 +156,7 @@ tile_sample_v (sptr a) /* as tile_sample in halftone_rows.cuh */
     return (float) (memcpy (&u, a, 2), u) * (1.0f / 65535.0f);
   return memcpy (&f, a, 4), f;
 }
-static inline void cp_async_wait1 () {}
+template <int N> static inline void cp_async_wait () {}
 static inline unsigned long long
 ld_import (const unsigned long long *p)
 {
@@ -177,7 +177,6 @@ bar_arrive (int id)
 {
   (void) emu_block->named[id]->arrive ();
 }
-template <int N> static inline void cp_async_wait () {}
 template <class T> /* four 4-byte words at a */
 static inline void
 ld4 (sptr a, T &x, T &y, T &z, T &w)
