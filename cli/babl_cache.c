@@ -14,10 +14,16 @@
 
 #include "babl_cache.h"
 
+char *
+cli_own_cache_dir (void)
+{
+  return g_build_filename (g_get_user_cache_dir (), "gpufx", NULL);
+}
+
 void
 cli_babl_cache_private (void)
 {
-  char *own = g_build_filename (g_get_user_cache_dir (), "gpufx", NULL);
+  char *own = cli_own_cache_dir ();
   setenv ("XDG_CACHE_HOME", own, 1);
   setenv ("BABL_INHIBIT_CACHE", "1", 0);
   g_free (own);

@@ -7,4 +7,9 @@
  * instead of the user's. */
 void cli_babl_cache_private (void);
 
+/* gpufx's own cache folder, the user's cache folder's "gpufx" (~/.cache/gpufx): babl's
+ * writes and the GEGL module links (gegl_modules.c) live there.  GLib reads the user's
+ * folder once, so this stays the same after cli_babl_cache_private.  g_free the result. */
+char *cli_own_cache_dir (void);
+
 #endif

@@ -20,6 +20,7 @@
 
 #include <glib.h>
 
+#include "babl_cache.h"
 #include "gegl_modules.h"
 
 #ifndef GFX_GEGL_MODULE_DIR
@@ -111,7 +112,7 @@ module_dir (const char *src)
   char name[96];
   snprintf (name, sizeof name, "gegl-modules-%llx-%lld.%09ld", (unsigned long long) st.st_ino,
             (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-  char *parent = g_build_filename (g_get_user_cache_dir (), "gpufx", NULL);
+  char *parent = cli_own_cache_dir ();
   char *dir = g_build_filename (parent, name, NULL);
   bool ready = stat (dir, &st) == 0 && S_ISDIR (st.st_mode);
   if (!ready && g_mkdir_with_parents (parent, 0700) == 0)
