@@ -30,14 +30,15 @@ typedef struct {
 } cli_command;
 
 /* What a (sub-)command accepts: positional arguments, options from a parameter table,
- * and for processing commands --backend, --compare FILE, --quiet (and --mask-out FILE). */
+ * and for processing commands --compare FILE, --quiet (and --mask-out FILE); --backend is
+ * the filter table's own parameter. */
 typedef struct {
   const char *cmd;          /* "halftone": messages say "gpufx halftone: ..." */
   const char *blurb;        /* first line of --help */
   const gfx_param_set *set; /* options: --name value, --name=value, bools as flags; or NULL */
   const char *usage;        /* positionals for the usage line: "IN OUT" */
   int n_positionals;        /* exactly this many (at most 4) */
-  bool processing;          /* --backend, --compare, --quiet */
+  bool processing;          /* --compare, --quiet */
   bool mask;                /* --mask-out */
 } cli_spec;
 

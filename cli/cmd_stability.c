@@ -27,9 +27,9 @@ typedef struct {
 static const gfx_param_desc stability_params[] = {
   { .name = "plot", .type = GFX_PT_STRING, .offset = FIELD (plot),
     .help = "save the root loci of the four quadrants as a picture (PNG ...)" },
-  { .name = "samples", .type = GFX_PT_INT, .offset = FIELD (samples), .def = 0, .min = 0,
-    .max = 1 << 20, .auto_label = "720",
-    .help = "points on the unit circle; 0 = 720 (every half degree), else at least 4" },
+  { .name = "samples", .type = GFX_PT_INT, .offset = FIELD (samples),
+    .def = GFX_IIR_STAB_SAMPLES, .min = 4, .max = 1 << 20,
+    .help = "points on the unit circle where the roots are found (720: every half degree)" },
   { .name = "stabilise", .type = GFX_PT_STRING, .offset = FIELD (stabilise),
     .help = "write a stabilised copy of the filter to this file and report the changes" },
   { .name = "margin", .type = GFX_PT_FLOAT, .offset = FIELD (margin), .def = 0.02,
@@ -39,18 +39,9 @@ static const gfx_param_desc stability_params[] = {
     .max = 2048, .help = "side of each quadrant's panel in the picture, in pixels" },
 };
 
-static gfx_status
-stability_check_opts (const void *values, gfx_error *err)
-{
-  const stability_opts *o = values;
-  if (o->samples != 0 && o->samples < 4)
-    return gfx_fail (err, GFX_ERR_PARAM, "samples = %d: 0 (720) or 4 to %d", o->samples, 1 << 20);
-  return GFX_OK;
-}
-
 static const gfx_param_set stability_set = {
   "stability", stability_params, sizeof stability_params / sizeof stability_params[0],
-  sizeof (stability_opts), stability_check_opts
+  sizeof (stability_opts), NULL
 };
 
 static void

@@ -2,7 +2,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli.h"
 
@@ -114,9 +113,6 @@ cli_help (const cli_spec *spec, FILE *out)
       option_line (out, gfx_param_cli_name (d), metavar (d), d->help, extra);
     }
   free (defaults);
-  if (spec->processing && (!spec->set || !gfx_params_find_cli (spec->set, "backend")))
-    option_line (out, "backend", " NAME", "Where to compute (one of auto, cpu, gpu; default "
-                 "auto, or $GPUFX_BACKEND)", NULL);
   if (spec->mask)
     option_line (out, "mask-out", " FILE", "Also write the decision mask to FILE", NULL);
   if (spec->processing)
@@ -131,19 +127,6 @@ cli_help (const cli_spec *spec, FILE *out)
              ".tif, .jpg, .ppm, ...).\nThe input's precision is kept where the format can "
              "hold it. Exit status: 0 ok, 2 bad\nusage or input, 3 unstable filter, 1 other "
              "failures.\n");
-}
-
-/* Generic --backend for a command whose table has none: the core reads $GPUFX_BACKEND. */
-static int
-set_backend_env (const char *cmd, const char *value)
-{
-  for (int i = 0; gfx_backend_choices[i]; i++)
-    if (!strcasecmp (value, gfx_backend_choices[i]))
-      {
-        setenv ("GPUFX_BACKEND", gfx_backend_choices[i], 1);
-        return -1;
-      }
-  return cli_fail (cmd, CLI_USAGE, "backend: '%s' is not allowed: one of auto, cpu, gpu", value);
 }
 
 /* Handles one "--name[=value]" at argv[*i]; returns -1 to go on or an exit status. */
@@ -164,8 +147,7 @@ parse_option (const cli_spec *spec, int argc, char **argv, int *i, void *values,
       return -1;
     }
   const gfx_param_desc *d = spec->set ? gfx_params_find_cli (spec->set, name) : NULL;
-  bool known = (d && is_option (d)) || (spec->processing && (!strcmp (name, "compare")
-                                                             || !strcmp (name, "backend")))
+  bool known = (d && is_option (d)) || (spec->processing && !strcmp (name, "compare"))
                || (spec->mask && !strcmp (name, "mask-out"));
   if (!known)
     return cli_fail (spec->cmd, CLI_USAGE, "unknown option --%s (see gpufx %s --help)", name,
@@ -179,10 +161,8 @@ parse_option (const cli_spec *spec, int argc, char **argv, int *i, void *values,
     value = argv[++*i];
   if (!d && !strcmp (name, "compare"))
     args->compare = value;
-  else if (!d && !strcmp (name, "mask-out"))
-    args->mask_out = value;
   else if (!d)
-    return set_backend_env (spec->cmd, value);
+    args->mask_out = value;
   else
     {
       gfx_error err;

@@ -109,12 +109,18 @@ gfx_param_describe_range (const gfx_param_desc *d, char *buf, size_t len)
     case GFX_PT_STRING: snprintf (buf, len, "a file name"); break;
     case GFX_PT_DRAWABLE: snprintf (buf, len, "a drawable, or -1"); break;
     case GFX_PT_INT:
-      if (d->auto_label)
-        snprintf (buf, len, "%.0f (%s) or %.0f to %.0f", d->min, d->auto_label, d->min + 1,
-                  d->max);
-      else
-        snprintf (buf, len, "%.0f to %.0f", d->min, d->max);
-      break;
+      {
+        /* `min` may mean "auto"; the allowed values then start one step above it */
+        const double step = d->step > 1 ? d->step : 1, lo = d->auto_label ? d->min + step : d->min;
+        size_t used = 0;
+        if (d->auto_label)
+          used = (size_t) snprintf (buf, len, "%.0f (%s) or ", d->min, d->auto_label);
+        if (used < len)
+          used += (size_t) snprintf (buf + used, len - used, "%.0f to %.0f", lo, d->max);
+        if (step > 1 && used < len)
+          snprintf (buf + used, len - used, " in steps of %.0f", step);
+        break;
+      }
     case GFX_PT_FLOAT:
       snprintf (buf, len, "%s%g to %g", (d->flags & GFX_PF_MIN_EXCLUSIVE) ? "above " : "",
                 d->min, d->max);

@@ -39,6 +39,24 @@ def main():
             T.check(m and abs(float(m.group(1)) - margin(a, b)) <= 5e-5,
                     f"q{q + 1}: '{lines[q] if q < len(lines) else ''}' matches the closed form "
                     f"{margin(a, b):.4f}")
+        # --samples reaches the root finder: q2's (a < 0) largest root lies at angle pi,
+        # which 1440 points include and 5 points (72 degrees apart) miss, so 5 points
+        # overestimate its margin.
+        def q2_margin(samples):
+            r = T.run_cli("stability", path, "--samples", samples)
+            m = re.search(r"^q2 stable margin (\d+\.\d+)$", r.stdout, re.M)
+            return float(m.group(1)) if r.returncode == 0 and m else None
+        fine, coarse = q2_margin(1440), q2_margin(5)
+        T.check(fine is not None and abs(fine - margin(-0.2, 0.5)) <= 5e-5,
+                "--samples 1440: q2 matches the closed form", f"{fine}")
+        T.check(coarse is not None and coarse > margin(-0.2, 0.5) + 0.01,
+                "--samples 5: q2's margin overestimated (the points miss angle pi)",
+                f"{coarse}")
+        for bad_n in ("3", "0", "1048577"):
+            r = T.run_cli("stability", path, "--samples", bad_n)
+            T.check(r.returncode == 2 and f"samples = {bad_n}" in r.stderr
+                    and "4 to 1048576" in r.stderr,
+                    f"--samples {bad_n}: exit 2 naming samples and 4 to 1048576", r.stderr)
         bad = os.path.join(d, "unstable.iir")
         textbook(bad, [(0.3, 0.4), (0.6, 0.5), (0.3, 0.4), (0.3, 0.4)])
         png = os.path.join(d, "loci.png")

@@ -57,6 +57,23 @@ main (void)
   CHECK (gfx_params_validate (set, &p, &err) == GFX_ERR_PARAM && strstr (err.msg, "block-size"),
          "block-size 48 refused: %s", err.msg);
 
+  /* The range texts (PDB descriptions, --help, messages) say exactly what is allowed. */
+  struct { const gfx_param_set *set; const char *name, *range; } ranges[] = {
+    { &gfx_halftone_param_set, "block-size", "0 (auto) or 32 to 1024 in steps of 32" },
+    { &gfx_halftone_param_set, "margin", "-1 (auto) or 0 to 1048576" },
+    { &gfx_halftone_param_set, "levels", "2 to 256" },
+    { &gfx_enhance_param_set, "window", "3 to 255 in steps of 2" },
+  };
+  for (size_t i = 0; i < sizeof ranges / sizeof *ranges; i++)
+    {
+      char text[256] = "";
+      const gfx_param_desc *d = gfx_params_find (ranges[i].set, ranges[i].name);
+      if (d)
+        gfx_param_describe_range (d, text, sizeof text);
+      CHECK (d && !strcmp (text, ranges[i].range), "%s's range reads '%s' (got '%s')",
+             ranges[i].name, ranges[i].range, text);
+    }
+
   const gfx_param_desc *k = gfx_params_find (set, "kernel");
   CHECK (gfx_param_parse (k, &p, "atkinson", &err) == GFX_OK && p.kernel == GFX_KERNEL_ATKINSON,
          "kernel parses by CLI name");
