@@ -90,10 +90,3 @@ gfx_image_get_plane (const gfx_image *img, int channel, float *plane)
     plane[i] = gfx_sample_get (img, i * img->channels + channel);
 }
 
-void
-gfx_image_set_plane (gfx_image *img, int channel, const float *plane)
-{
-  size_t n = (size_t) img->width * img->height;
-  for (size_t i = 0; i < n; i++)
-    gfx_sample_set (img, i * img->channels + channel, plane[i]);
-}

@@ -71,10 +71,8 @@ gfx_sample_get (const gfx_image *img, size_t index)
 /* Stores v, rounded to nearest and clipped for the integer depths. */
 void gfx_sample_set (gfx_image *img, size_t index, float v);
 
-/* Copies one channel into a float plane of width*height values (gfx_sample_get scale),
- * and back (rounding and clipping as gfx_sample_set). */
+/* Copies one channel into a float plane of width*height values (gfx_sample_get scale). */
 void gfx_image_get_plane (const gfx_image *img, int channel, float *plane);
-void gfx_image_set_plane (gfx_image *img, int channel, const float *plane);
 
 #ifdef __cplusplus
 }

@@ -254,7 +254,4 @@ gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 drawable, void *va
 }
 
 void *gfx_dialog_values (gfx_dialog *dlg) { return dlg->values; }
-const gfx_ui_proc *gfx_dialog_proc (gfx_dialog *dlg) { return dlg->proc; }
-gint32 gfx_dialog_image (gfx_dialog *dlg) { return dlg->image; }
 gint32 gfx_dialog_drawable (gfx_dialog *dlg) { return dlg->drawable; }
-GtkWidget *gfx_dialog_window (gfx_dialog *dlg) { return dlg->window; }

@@ -53,10 +53,7 @@ GimpPDBStatusType gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 
 
 /* ---- for hooks ------------------------------------------------------------------ */
 void *gfx_dialog_values (gfx_dialog *dlg);           /* the live values struct */
-const gfx_ui_proc *gfx_dialog_proc (gfx_dialog *dlg);
-gint32 gfx_dialog_image (gfx_dialog *dlg);
 gint32 gfx_dialog_drawable (gfx_dialog *dlg);
-GtkWidget *gfx_dialog_window (gfx_dialog *dlg);      /* the GimpDialog, for transients */
 /* The widget made for a parameter (GtkComboBox, GtkSpinButton/GimpScaleEntry adjustment
  * owner, GtkToggleButton, GtkEntry for STRING), or NULL. */
 GtkWidget *gfx_dialog_widget (gfx_dialog *dlg, const char *param_name);

@@ -412,6 +412,43 @@ def check_no_temp_files(d):
     T.check(not left, "no temporary files left anywhere", str(left))
 
 
+def signal_checks(cli, d):
+    """A signal while the output is being written (cli/image_save.c) removes the temporary
+    file and leaves a pre-existing OUT as it was; the process still dies of that signal.
+    `bench --copy` runs the same cli_save as the filters, without their compute; the image
+    is large enough (3000 x 3000 RGB 16-bit noise, ~2 s to encode) for the signal to land
+    while GEGL writes."""
+    import signal
+    src = os.path.join(d, "big16.png")
+    if not os.path.exists(src):
+        T.save(src, T.noise(3000, 3000, 3, np.uint16, seed=1))
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        name = signal.Signals(sig).name
+        out = os.path.join(d, f"kept-{name}.png")
+        with open(out, "wb") as f:
+            f.write(b"the user's earlier result")
+        proc = subprocess.Popen([cli, "bench", "--copy", src, out], stderr=subprocess.PIPE)
+        temp, deadline = None, time.monotonic() + 60
+        while temp is None and proc.poll() is None and time.monotonic() < deadline:
+            temp = next((f for f in os.listdir(d) if f.startswith(".gpufx-")), None)
+            time.sleep(0.002)
+        if temp is None:
+            proc.kill()
+            proc.wait()
+            T.check(False, f"{name} while saving: a temporary file appeared", "none seen")
+            continue
+        time.sleep(0.2)  # well inside the encode
+        proc.send_signal(sig)
+        rc = proc.wait(timeout=60)
+        proc.stderr.close()
+        left = [f for f in os.listdir(d) if f.startswith(".gpufx-")]
+        with open(out, "rb") as f:
+            kept = f.read() == b"the user's earlier result"
+        T.check(rc == -sig and not left and kept,
+                f"{name} while saving: dies of it, temporary {temp} removed, OUT untouched",
+                f"rc {rc}, left {left}, OUT kept {kept}")
+
+
 def gpu_cases(cli, d):
     """GPU faults: auto falls back (one note, same result as cpu); gpu is a clear error."""
     p = lambda name: os.path.join(d, name)
@@ -512,6 +549,8 @@ def main():
                 gcases = gpu_cases(cli, d)
                 res = run_matrix(cli, tag, gcases)
                 check_gpu_results(cli, d, gcases, res)
+            if not tag:
+                signal_checks(cli, d)
             check_no_temp_files(d)
             T.check(not os.path.exists(os.path.join(d, "never.png")),
                     f"{tag}no output written by any failing case")
