@@ -103,6 +103,13 @@ auto_ok (gpointer data)
 }
 
 static gboolean
+auto_reset (gpointer data)
+{
+  gtk_dialog_response (GTK_DIALOG (((gfx_dialog *) data)->window), GFX_RESPONSE_RESET);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
 auto_cancel (gpointer data)
 {
   gtk_dialog_response (GTK_DIALOG (((gfx_dialog *) data)->window), GTK_RESPONSE_CANCEL);
@@ -110,8 +117,8 @@ auto_cancel (gpointer data)
 }
 
 /* Test hooks so that dialog tests and screenshots run unattended:
- * GPUFX_DIALOG_EXPAND=1 opens "Advanced"; GPUFX_DIALOG_AUTO_RESET=1 presses Reset at
- * once; GPUFX_DIALOG_AUTO_OK=S / GPUFX_DIALOG_AUTO_CANCEL=S press OK / Cancel after S s. */
+ * GPUFX_DIALOG_EXPAND=1 opens "Advanced"; GPUFX_DIALOG_AUTO_RESET=1 presses Reset as
+ * soon as the dialog runs; GPUFX_DIALOG_AUTO_OK=S / GPUFX_DIALOG_AUTO_CANCEL=S press OK / Cancel after S s. */
 static void
 schedule (gfx_dialog *dlg, const char *env, GSourceFunc press)
 {
@@ -125,11 +132,8 @@ install_test_hooks (gfx_dialog *dlg)
 {
   if (g_getenv ("GPUFX_DIALOG_EXPAND") && dlg->expander)
     gtk_expander_set_expanded (GTK_EXPANDER (dlg->expander), TRUE);
-  if (g_getenv ("GPUFX_DIALOG_AUTO_RESET"))
-    {
-      gfx_params_defaults (dlg->set, dlg->values);
-      gfx_dialog_sync (dlg);
-    }
+  if (g_getenv ("GPUFX_DIALOG_AUTO_RESET")) /* the button's own response, once running */
+    g_idle_add (auto_reset, dlg);
   schedule (dlg, "GPUFX_DIALOG_AUTO_CANCEL", auto_cancel);
   schedule (dlg, "GPUFX_DIALOG_AUTO_OK", auto_ok);
 }
