@@ -137,11 +137,35 @@ on_identify (GtkWidget *button, identify_ui *ui)
   gfx_image_free (&job.sharp);
 }
 
-/* Test hook: GPUFX_DIALOG_AUTO_IDENTIFY=SECONDS presses Identify once (dialog tests). */
+/* The image's first layer other than the one being deblurred, or -1. */
+static gint32
+other_layer (gint32 drawable)
+{
+  gint n = 0, *layers = gimp_image_get_layers (gimp_item_get_image (drawable), &n);
+  gint32 found = -1;
+  for (gint i = 0; i < n && found == -1; i++)
+    if (layers[i] != drawable)
+      found = layers[i];
+  g_free (layers);
+  return found;
+}
+
+/* Test hook: GPUFX_DIALOG_AUTO_IDENTIFY=SECONDS presses Identify once (dialog tests).  With
+ * GPUFX_DIALOG_IDENTIFY_SHARP=1 it first does what a user does for a sharp reference:
+ * unticks Automatic and, once the layer list has become usable, picks the image's other
+ * layer in it. */
 static gboolean
 auto_identify (gpointer data)
 {
-  on_identify (NULL, data);
+  identify_ui *ui = data;
+  if (g_getenv ("GPUFX_DIALOG_IDENTIFY_SHARP"))
+    {
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (ui->automatic), FALSE);
+      if (gtk_widget_is_sensitive (ui->sharp))
+        gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (ui->sharp),
+                                       other_layer (gfx_dialog_drawable (ui->dlg)));
+    }
+  on_identify (NULL, ui);
   return G_SOURCE_REMOVE;
 }
 

@@ -23,6 +23,7 @@ from scipy import ndimage
 sharp = np.asarray(Image.open("/usr/lib/python3/dist-packages/skimage/data/camera.png"))
 blur = ndimage.gaussian_filter(sharp.astype(np.float64), 1.2, mode="nearest")
 Image.fromarray(np.clip(blur + 0.5, 0, 255).astype(np.uint8)).save(f"{sys.argv[1]}/blurred.png")
+Image.fromarray(sharp).save(f"{sys.argv[1]}/sharp.png")
 PY
 call='(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 1)'
 export GPUFX_DIALOG_AUTO_IDENTIFY=1 GPUFX_DIALOG_AUTO_OK=12
@@ -48,4 +49,28 @@ if batch_ok identify-dialog-ok "$work/dlg.log" $?; then
   grep -q '^# q1 stable margin' "$iir" 2>/dev/null && pass identify-dialog-report-in-file \
     || fail identify-dialog-report-in-file "no report comment in $iir"
   compare_images identify-dialog-deblur-equals-cli "$work/dialog.png" "$work/cli.png"
+fi
+
+# The same dialog with a sharp reference layer, as a user picks it: Automatic unticked, the
+# image's other layer (the sharp photograph) chosen in the list that this makes usable
+# (GPUFX_DIALOG_IDENTIFY_SHARP=1).  The filter must be `gpufx identify --sharp`'s.
+unset SHOT
+rm -f "$GIMP2_DIRECTORY/gpufx-identified.iir"
+call='(let* ((sharp (car (gimp-file-load-layer RUN-NONINTERACTIVE img "'"$work"'/sharp.png"))))
+        (gimp-image-insert-layer img sharp 0 1)
+        (gimp-image-set-active-layer img drw)
+        (plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 1)
+        (gimp-image-remove-layer img sharp))'
+# If Identify fails, OK is refused (no filter file) and Cancel ends the dialog.
+GPUFX_DIALOG_IDENTIFY_SHARP=1 GPUFX_DIALOG_AUTO_CANCEL=20 gimp_batch "$work/dlg-sharp.log" "$(scm_run blurred.png dialog-sharp.png "$call")"
+if batch_ok identify-dialog-sharp-ok "$work/dlg-sharp.log" $?; then
+  iir="$GIMP2_DIRECTORY/gpufx-identified.iir"
+  "$cli" identify --blurred "$work/blurred.png" --sharp "$work/sharp.png" \
+    --output "$work/cli-sharp.iir" >/dev/null
+  "$cli" deblur "$work/blurred.png" "$work/cli-sharp.png" --filter "$work/cli-sharp.iir" \
+    --backend cpu --quiet
+  if [ -f "$iir" ] && diff <(grep -v '^#' "$iir") <(grep -v '^#' "$work/cli-sharp.iir") >/dev/null
+  then pass identify-dialog-sharp-filter-equals-cli
+  else fail identify-dialog-sharp-filter-equals-cli "no $iir, or it differs from gpufx identify --sharp"; fi
+  compare_images identify-dialog-sharp-deblur-equals-cli "$work/dialog-sharp.png" "$work/cli-sharp.png"
 fi
