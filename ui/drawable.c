@@ -6,12 +6,22 @@
 
 #include "../common/pool.h"
 
+/* The core works on gray and RGB samples; a palette has no precision to keep. */
+static gboolean
+refuse_indexed (gint32 drawable, gfx_error *err)
+{
+  if (!gimp_drawable_is_indexed (drawable))
+    return FALSE;
+  gfx_fail (err, GFX_ERR_INPUT, "%s", _("Indexed images are not supported: convert the image "
+            "to RGB or Grayscale first (Image > Mode)."));
+  return TRUE;
+}
+
 gfx_status
 gfx_ui_drawable_region (gint32 drawable, gfx_ui_rect *rect, gfx_error *err)
 {
-  if (gimp_drawable_is_indexed (drawable))
-    return gfx_fail (err, GFX_ERR_INPUT, "%s", _("Indexed images are not supported: "
-                     "convert the image to RGB or Grayscale first (Image > Mode)."));
+  if (refuse_indexed (drawable, err))
+    return GFX_ERR_INPUT;
   gint x, y, w, h;
   if (!gimp_drawable_mask_intersect (drawable, &x, &y, &w, &h) || w <= 0 || h <= 0)
     return gfx_fail (err, GFX_ERR_INPUT, "%s", _("The selection does not intersect the "
@@ -24,12 +34,8 @@ const Babl *
 gfx_ui_drawable_format (gint32 drawable, gfx_depth *depth, int *channels, gboolean *has_alpha,
                         gfx_error *err)
 {
-  if (gimp_drawable_is_indexed (drawable))
-    {
-      gfx_fail (err, GFX_ERR_INPUT, "%s", _("Indexed images are not supported: convert the "
-                "image to RGB or Grayscale first (Image > Mode)."));
-      return NULL;
-    }
+  if (refuse_indexed (drawable, err)) /* a sharp reference has not been through _region */
+    return NULL;
   gfx_depth d;
   switch (gimp_image_get_precision (gimp_item_get_image (drawable)))
     {

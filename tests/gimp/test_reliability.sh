@@ -120,11 +120,18 @@ gimp_batch "$work/indexed.log" "(let* ((img (car (gimp-file-load RUN-NONINTERACT
   (catch #f (plug-in-gpufx-halftone RUN-NONINTERACTIVE img drw 0 2 0 0 -1))
   (catch #f (plug-in-gpufx-local-enhance RUN-NONINTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0))
   (catch #f (plug-in-gpufx-iir-deblur RUN-NONINTERACTIVE img drw \"$work/unstable.iir\" 0))
+  (catch #f (plug-in-gpufx-iir-identify RUN-NONINTERACTIVE img drw -1 3 3 0 \"$work/idx1.iir\"))
+  (let* ((rgb (car (gimp-file-load RUN-NONINTERACTIVE \"rgba8.png\" \"rgba8.png\"))))
+    ; an RGB blurred layer with the indexed one as its sharp reference
+    (catch #f (plug-in-gpufx-iir-identify RUN-NONINTERACTIVE rgb
+                (car (gimp-image-get-active-drawable rgb)) drw 3 3 0 \"$work/idx2.iir\"))
+    (gimp-image-delete rgb))
   (gimp-file-save RUN-NONINTERACTIVE img drw \"indexed-after.png\" \"indexed-after.png\")
   (gimp-image-delete img))"
 n=$(grep -ciE 'indexed.*not supported|not supported.*indexed' "$work/indexed.log")
-[ "$n" -eq 3 ] && pass "indexed image: a clear error from each of the 3 procedures" \
-  || fail "indexed image: a clear error from each of the 3 procedures" "$n: $(grep -A1 GIMP-Error "$work/indexed.log" | head -6 | tr '\n' ' ')"
+[ "$n" -eq 5 ] && [ ! -e "$work/idx1.iir" ] && [ ! -e "$work/idx2.iir" ] \
+  && pass "indexed image (or sharp reference): a clear error from each of 5 calls, no filter written" \
+  || fail "indexed image (or sharp reference): a clear error from each of 5 calls, no filter written" "$n: $(grep -A1 GIMP-Error "$work/indexed.log" | head -10 | tr '\n' ' ')"
 check_images "indexed image unchanged" same "$work/indexed-after.png" "$work/indexed-before.png"
 
 # Cancel: the GPUFX_TEST_CANCEL hook cancels the run through the same flag as the Cancel
