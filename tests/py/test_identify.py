@@ -110,6 +110,16 @@ def test_errors():
         r = T.run_cli("identify", "--blurred", flat, "--auto", "--mask", "8x3", "--output", out)
         T.check(r.returncode == 2 and "mask-rows" in r.stderr, "mask_out_of_range_exit_2",
                 r.stderr)
+        # Images too small to identify from: one clear line each, no file written.
+        tiny = os.path.join(tmp, "tiny.png")
+        T.save(tiny, T.noise(4, 4))
+        for mode, said in ((["--sharp", tiny], "4 x 4 is too small for a 3 x 3 mask"),
+                           (["--auto"], "4 x 4 is too small for a 3 x 3 mask"),
+                           (["--auto", "--mask", "1x1"], "smaller than one 32 x 32 fragment")):
+            r = T.run_cli("identify", "--blurred", tiny, *mode, "--output", out)
+            T.check(r.returncode == 2 and said in r.stderr and r.stderr.count("\n") == 1
+                    and not os.path.exists(out), f"tiny_image_{'_'.join(mode[:1] + mode[2:])}"
+                    f"_exit_2: {said}", f"status {r.returncode}: {r.stderr}")
 
 
 test_reference_and_auto()
