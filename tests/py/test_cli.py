@@ -2,6 +2,9 @@
 parameter and its range, --help generated from the tables, --compare, --quiet, progress,
 precision and layout kept, and failures that leave no file behind."""
 import os
+import pty
+import re
+import subprocess
 
 import numpy as np
 
@@ -188,6 +191,29 @@ def check_progress(tmp):
     T.check(r.returncode == 0 and r.stderr == "", "--quiet: no progress", r.stderr)
     r = T.run_cli("halftone", src, out, "--backend", "cpu")
     T.check(r.returncode == 0 and "%" not in r.stderr, "short run: no progress line", r.stderr)
+    # On a terminal the line is rewritten in place and ends with the time taken.
+    master, slave = pty.openpty()
+    env = dict(os.environ, GPUFX_PROGRESS_AFTER="0")
+    proc = subprocess.Popen([T.GPUFX, "halftone", src, out, "--backend", "cpu"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave,
+                            env=env)
+    os.close(slave)
+    said = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal's other end is closed
+            break
+        if not chunk:
+            break
+        said += chunk
+    os.close(master)
+    rc = proc.wait(timeout=60)
+    text = said.decode(errors="replace")
+    T.check(rc == 0 and re.search(r"\rgpufx halftone: +\d+%", text)
+            and re.search(r"\rgpufx halftone: done in \d+\.\d s\r?\n$", text)
+            and "%\n" not in text.replace("\r\n", "\n"),
+            "on a terminal: one line rewritten in place, ending 'done in N.N s'", repr(text))
 
 
 def check_backend_gpu(tmp):
