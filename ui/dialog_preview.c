@@ -20,6 +20,19 @@ struct preview_render {
 static void render_start (gfx_dialog *dlg);
 static gboolean render_done (gpointer data);
 
+/* Test hook: GPUFX_DIALOG_PREVIEW_HOLD=1 keeps every render from starting its work until
+ * it is cancelled (at most a minute), so a test can press OK or change a parameter while a
+ * render is in flight, whatever the machine's speed. */
+static gboolean
+held_for_tests (gfx_progress *p)
+{
+  if (!g_getenv ("GPUFX_DIALOG_PREVIEW_HOLD"))
+    return FALSE;
+  for (int i = 0; i < 6000 && !gfx_progress_cancelled (p); i++)
+    g_usleep (10000);
+  return gfx_progress_cancelled (p);
+}
+
 static gpointer
 render_thread (gpointer data)
 {
@@ -27,7 +40,9 @@ render_thread (gpointer data)
   r->progress.owner = pthread_self ();
   r->run.progress = &r->progress;
   gint64 t0 = g_get_monotonic_time ();
-  r->status = r->dlg->proc->filter->apply (&r->in, &r->out, r->values, &r->run, &r->err);
+  r->status = held_for_tests (&r->progress)
+                ? gfx_fail (&r->err, GFX_ERR_CANCELLED, "cancelled")
+                : r->dlg->proc->filter->apply (&r->in, &r->out, r->values, &r->run, &r->err);
   r->micros = g_get_monotonic_time () - t0;
   g_idle_add (render_done, r);
   return NULL;

@@ -43,3 +43,20 @@ if batch_ok enhance-preview-reset-run "$work/reset.log" $? \
     && pass enhance-preview-control-own-statistics-differ \
     || fail enhance-preview-control-own-statistics-differ "$why"
 fi
+
+# Renders in flight (GPUFX_DIALOG_PREVIEW_HOLD keeps each one from finishing until it is
+# cancelled): Reset cancels the stale render and starts another, OK cancels that one and
+# waits for it, then runs the filter.  The result must be the defaults' (the CLI's), and
+# the run must not sit out the hold (a minute).
+unset GPUFX_DIALOG_PREVIEW_DUMP
+t0=$SECONDS
+GPUFX_DIALOG_PREVIEW_HOLD=1 GPUFX_DIALOG_AUTO_RESET=1 GPUFX_DIALOG_AUTO_OK=2 \
+  gimp_batch "$work/held.log" "$last" "$(scm_run big.png held.png \
+    "($proc RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0)")"
+took=$((SECONDS - t0))
+if batch_ok enhance-preview-ok-while-rendering "$work/held.log" $?; then
+  enhance "$work/big.png" "$work/held-cli.png"
+  compare_images enhance-preview-ok-while-rendering-gives-defaults "$work/held.png" "$work/held-cli.png"
+  [ "$took" -lt 45 ] && pass "enhance-preview-ok-cancels-the-render ($took s)" \
+    || fail enhance-preview-ok-cancels-the-render "the run took $took s: OK waited for the render"
+fi
