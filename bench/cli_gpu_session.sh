@@ -77,6 +77,14 @@ done
 kit/run gpufx --version > "$out/version.txt" 2>&1
 rc=$?; [ $rc = 0 ] && grep -q "^GPU: NVIDIA" "$out/version.txt"
 check version $? "rc $rc: $(tr '\n' ' ' < "$out/version.txt")"
+# gpufx bench (what make bench reads): the quick suite times every filter on the GPU too
+kit/run gpufx bench --quick --repeat 3 > "$out/bench.txt" 2>&1
+rc=$? ok=0; [ $rc = 0 ] || ok=1
+for f in halftone enhance deblur; do
+  grep -qE "^$f .* gpu +[0-9.]+ (us|ms|s) " "$out/bench.txt" || ok=1
+done
+check bench-quick-gpu-rows $ok "rc $rc"
+sed 's/^/bench: /' "$out/bench.txt"
 # early exits while the GPU is still starting: a clean message and status, no crash
 for b in auto gpu; do
   kit/run gpufx halftone img/missing.png "$out/x.png" --backend $b 2> "$out/missing.err"
