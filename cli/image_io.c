@@ -96,13 +96,16 @@ pick_layout (const Babl *fmt, int *colors, bool *alpha, gfx_depth *depth)
                                                : GFX_F32;
 }
 
-/* Decoders print straight to stderr (libpng's "LIBPNG ERROR: ...", its warnings) and
- * libjpeg even exit()s on a broken file.  While GEGL loads, fd 2 goes to a temporary file:
- * an error there refuses the image (instead of processing a half-decoded one), and an exit
- * from inside a decoder still ends with one line naming the file (status 2). */
+/* Codecs print straight to stderr (libpng's "LIBPNG ERROR: ...", its warnings; GEGL's
+ * PNG saver its write errors) and libjpeg even exit()s on a broken file or a failed write.
+ * While GEGL reads or writes, fd 2 goes to a temporary file: its words decide whether the
+ * image is refused (instead of processing a half-decoded one) or the output failed, and an
+ * exit from inside a codec still ends with one line naming the file. */
 static int saved_stderr = -1;
 static FILE *captured;
-static const char *capture_path;
+static const char *capture_path, *capture_what;
+static int capture_status;
+static void (*capture_cleanup) (void);
 
 static void
 captured_text (char *buf, size_t len)
@@ -119,10 +122,12 @@ captured_text (char *buf, size_t len)
   for (char *c = buf; *c; c++)
     if (*c == '\n' || *c == '\r')
       *c = ' ';
+  while (n > 0 && buf[n - 1] == ' ')
+    buf[--n] = '\0';
 }
 
-static void
-capture_end (char *said, size_t len)
+void
+cli_capture_end (char *said, size_t len)
 {
   captured_text (said, len);
   if (saved_stderr >= 0)
@@ -143,13 +148,15 @@ exit_while_capturing (void)
   if (!captured)
     return;
   char said[256];
-  capture_end (said, sizeof said);
-  fprintf (stderr, "gpufx: %s: cannot read this file as an image (%s)\n", capture_path, said);
-  _exit (CLI_USAGE);
+  cli_capture_end (said, sizeof said);
+  if (capture_cleanup)
+    capture_cleanup ();
+  fprintf (stderr, "gpufx: %s: %s (%s)\n", capture_path, capture_what, said);
+  _exit (capture_status);
 }
 
-static void
-capture_begin (const char *path)
+void
+cli_capture_begin (const char *path, const char *what, int status, void (*cleanup) (void))
 {
   static bool registered;
   fflush (stderr);
@@ -163,6 +170,9 @@ capture_begin (const char *path)
       return;
     }
   capture_path = path;
+  capture_what = what;
+  capture_status = status;
+  capture_cleanup = cleanup;
   if (!registered)
     registered = atexit (exit_while_capturing) == 0;
 }
@@ -195,7 +205,7 @@ load_buffer (const char *path, gfx_error *err)
 {
   GeglBuffer *buffer = NULL;
   char said[256];
-  capture_begin (path);
+  cli_capture_begin (path, "cannot read this file as an image", CLI_USAGE, NULL);
   GeglNode *graph = gegl_node_new ();
   GeglNode *load = gegl_node_new_child (graph, "operation", "gegl:load", "path", path, NULL);
   GeglNode *sink = gegl_node_new_child (graph, "operation", "gegl:buffer-sink", "buffer",
@@ -207,7 +217,7 @@ load_buffer (const char *path, gfx_error *err)
   bool sized = box.width > 0 && box.height > 0 && !gegl_rectangle_is_infinite_plane (&box);
   if (sized && check_size (path, &box, err) == GFX_OK)
     gegl_node_process (sink);
-  capture_end (said, sizeof said);
+  cli_capture_end (said, sizeof said);
   g_object_unref (graph);
   if (buffer && decoder_failed (said))
     {

@@ -14,6 +14,12 @@
 void cli_gegl_start (void);
 /* The first GEGL/GLib warning since it was last emptied (write '\0' to empty it). */
 char *cli_gegl_said (void);
+/* fd 2 goes into a temporary file while GEGL reads or writes path (the codecs' words are
+ * then the caller's to judge).  Should a codec exit() meanwhile, the process ends with
+ * cleanup () (may be NULL), one line "gpufx: PATH: WHAT (their words)" and status. */
+void cli_capture_begin (const char *path, const char *what, int status, void (*cleanup) (void));
+/* Puts fd 2 back; said gets what was written to it (newlines as spaces). */
+void cli_capture_end (char *said, size_t len);
 /* The babl format of a core layout, perceptual ("Y' u8", "R'G'B'A float"). */
 const Babl *cli_layout_format (int colors, bool alpha, gfx_depth depth);
 

@@ -7,8 +7,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <gegl.h>
@@ -16,8 +19,11 @@
 #include "cli.h"
 #include "image_io.h"
 
-/* The temporary file being written, removed if a signal ends the process meanwhile. */
-static char pending_tmp[GFX_PATH_LEN + 32];
+/* The output is written as a file of the output's own name in a private folder next to it
+ * (so the saver sees the extension, and whatever a saver leaves there goes with the
+ * folder), then renamed into place.  The folder is removed on failure, on a signal and on
+ * an exit() from inside a codec. */
+static char pending_dir[GFX_PATH_LEN + 32], pending_tmp[2 * GFX_PATH_LEN + 32];
 
 /* Savers by extension.  GEGL's own lookup silently falls back to PNG for unknown
  * extensions (and warns on stderr); an explicit table refuses them instead. */
@@ -41,34 +47,79 @@ saver_for (const char *path)
   return NULL;
 }
 
+/* Removes the private folder and what is in it (one level: savers make no folders). */
+static void
+discard_pending (void)
+{
+  if (!pending_dir[0])
+    return;
+  DIR *d = opendir (pending_dir);
+  if (d)
+    {
+      for (struct dirent *e; (e = readdir (d));)
+        if (strcmp (e->d_name, ".") && strcmp (e->d_name, ".."))
+          {
+            char *f = g_build_filename (pending_dir, e->d_name, NULL);
+            unlink (f);
+            g_free (f);
+          }
+      closedir (d);
+    }
+  rmdir (pending_dir);
+  pending_dir[0] = pending_tmp[0] = '\0';
+}
+
 static void
 remove_pending (int sig)
 {
-  if (pending_tmp[0])
+  if (pending_tmp[0]) /* async-signal-safe calls only: a saver's own leftovers may stay */
     unlink (pending_tmp);
+  if (pending_dir[0])
+    rmdir (pending_dir);
   signal (sig, SIG_DFL);
   raise (sig);
 }
 
-/* Creates an empty temporary file next to path, with the mode a new file would get. */
+/* Makes the private folder next to path and names the file to write in it. */
 static gfx_status
-make_temp (const char *path, char *tmp, size_t len, gfx_error *err)
+make_temp (const char *path, gfx_error *err)
 {
   const char *slash = strrchr (path, '/');
   int dir_len = slash ? (int) (slash - path) + 1 : 0;
-  snprintf (tmp, len, "%.*s.gpufx-XXXXXX", dir_len, path);
-  int fd = mkstemp (tmp);
-  if (fd < 0)
-    return gfx_fail (err, GFX_ERR_IO, "%s: cannot write in %.*s: %s", path,
-                     dir_len ? dir_len : 1, dir_len ? path : ".", strerror (errno));
-  mode_t mask = umask (0);
-  umask (mask);
-  if (fchmod (fd, 0666 & ~mask) != 0 || close (fd) != 0)
+  snprintf (pending_dir, sizeof pending_dir, "%.*s.gpufx-XXXXXX", dir_len, path);
+  if (!mkdtemp (pending_dir))
     {
-      unlink (tmp);
-      return gfx_fail (err, GFX_ERR_IO, "%s: %s", tmp, strerror (errno));
+      pending_dir[0] = '\0';
+      return gfx_fail (err, GFX_ERR_IO, "%s: cannot write in %.*s: %s", path,
+                       dir_len ? dir_len : 1, dir_len ? path : ".", strerror (errno));
     }
+  snprintf (pending_tmp, sizeof pending_tmp, "%s/%s", pending_dir, path + dir_len);
   return GFX_OK;
+}
+
+/* Free blocks on the file system of path (for this user), or -1 if unknown. */
+static long long
+free_blocks (const char *path)
+{
+  struct statvfs fs;
+  if (statvfs (path, &fs) != 0)
+    return -1;
+  return (long long) (geteuid () == 0 ? fs.f_bfree : fs.f_bavail);
+}
+
+/* Some savers (TIFF, WebP, EXR, RGBE, NPY) say nothing when a write fails and leave a
+ * shortened file.  The common causes still show: the file system that had room is full,
+ * or the file has reached the process's size limit.  (A full quota does not show here.) */
+static const char *
+write_stopped (const char *file, off_t size, long long free_before)
+{
+  struct rlimit lim;
+  if (getrlimit (RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY
+      && (unsigned long long) size >= (unsigned long long) lim.rlim_cur)
+    return "the file size limit (ulimit -f) was reached";
+  if (free_before > 0 && free_blocks (file) == 0)
+    return "no space left on the device";
+  return NULL;
 }
 
 static void
@@ -170,40 +221,52 @@ cli_save (const char *path, const gfx_image *img, gfx_error *err)
   if (st != GFX_OK)
     return st;
   const char *op = saver_for (path);
-  char tmp[sizeof pending_tmp];
-  st = make_temp (path, tmp, sizeof tmp, err);
+  st = make_temp (path, err);
   if (st != GFX_OK)
     return st;
-  snprintf (pending_tmp, sizeof pending_tmp, "%s", tmp);
   signal (SIGINT, remove_pending);
   signal (SIGTERM, remove_pending);
-  char *said = cli_gegl_said ();
+  const char *tmp = pending_tmp;
+  long long free_before = free_blocks (pending_dir);
+  char *said = cli_gegl_said (), codec[256] = "";
   said[0] = '\0';
-  bool written = true;
+  bool written = true, own = true;
+  errno = 0;
   if (!strcmp (op, "gegl:ppm-save") && !img->has_alpha)
     written = write_pnm (tmp, img);
   else if (!strcmp (op, "gegl:png-save") && is_black_and_white (img))
     written = write_png_1bit (tmp, img);
   else
     {
+      own = false;
       const Babl *fmt = cli_layout_format (gfx_image_color_channels (img), img->has_alpha,
                                            img->depth);
       GeglRectangle rect = { 0, 0, img->width, img->height };
       GeglBuffer *buffer = gegl_buffer_new (&rect, fmt);
       gegl_buffer_set (buffer, &rect, 0, fmt, img->pixels, GEGL_AUTO_ROWSTRIDE);
+      cli_capture_begin (path, "could not be written", CLI_FAILED, discard_pending);
       write_buffer (buffer, op, tmp, img->depth);
+      cli_capture_end (codec, sizeof codec);
       g_object_unref (buffer);
     }
+  int own_errno = errno;
   struct stat sb;
-  /* GEGL savers report failure only as a warning: an empty file is the sign. */
-  if (!written || stat (tmp, &sb) != 0 || sb.st_size == 0)
-    st = gfx_fail (err, GFX_ERR_IO, "%s: GEGL (%s) could not write the image%s%s%s", path, op,
-                   said[0] ? " (" : "", said, said[0] ? ")" : "");
+  bool present = stat (tmp, &sb) == 0 && sb.st_size > 0;
+  const char *stopped = write_stopped (tmp, present ? sb.st_size : 0, free_before);
+  /* A GEGL saver's failure shows only in its words (a warning, or text on stderr), a
+   * missing or empty file, or write_stopped. */
+  const char *why = stopped                       ? stopped
+                    : own && !written             ? strerror (own_errno ? own_errno : EIO)
+                    : !own && (said[0] || codec[0]) ? (said[0] ? said : codec)
+                    : !present                    ? "the saver wrote nothing"
+                                                  : NULL;
+  if (why)
+    st = own ? gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", path, why)
+             : gfx_fail (err, GFX_ERR_IO, "%s: GEGL (%s) could not write the image (%s)",
+                         path, op, why);
   else if (rename (tmp, path) != 0)
     st = gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", path, strerror (errno));
-  if (st != GFX_OK)
-    unlink (tmp);
-  pending_tmp[0] = '\0';
+  discard_pending ();
   signal (SIGINT, SIG_DFL);
   signal (SIGTERM, SIG_DFL);
   return st;

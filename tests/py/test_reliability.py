@@ -408,7 +408,8 @@ def output_cases(d):
 
 
 def check_no_temp_files(d):
-    left = [f for root, _, files in os.walk(d) for f in files if f.startswith(".gpufx-")]
+    left = [f for root, dirs, files in os.walk(d) for f in files + dirs
+            if f.startswith((".gpufx-", ".goutputstream-"))]
     T.check(not left, "no temporary files left anywhere", str(left))
 
 
@@ -447,6 +448,44 @@ def signal_checks(cli, d):
         T.check(rc == -sig and not left and kept,
                 f"{name} while saving: dies of it, temporary {temp} removed, OUT untouched",
                 f"rc {rc}, left {left}, OUT kept {kept}")
+
+
+def write_failure_checks(cli, d):
+    """A write that fails part way (here: the file size limit, as ulimit -f sets it; a full
+    disk shows the same way) is an error for every format, even where GEGL's saver says
+    nothing: exit 1 with one line naming OUT, a pre-existing OUT keeps its bytes, and no
+    temporary file or folder is left (savers that write through GIO leave their own)."""
+    import resource
+    import signal
+    src = os.path.join(d, "wf-in.png")
+    T.save(src, T.noise(200, 150, 3, seed=4))
+
+    def limited():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else the kernel kills the process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+
+    for ext in ("png", "tif", "jpg", "webp", "exr", "hdr", "npy", "ppm"):
+        out = os.path.join(d, f"wf-out.{ext}")
+        free = subprocess.run([cli, "enhance", src, out, "--backend", "cpu"],
+                              capture_output=True, text=True)
+        if free.returncode != 0:
+            T.skip(f"write failure .{ext}", f"this GEGL cannot save .{ext}: {free.stderr.strip()}")
+            continue
+        if os.path.getsize(out) <= 1000:
+            T.check(False, f"write failure .{ext}: the image is larger than the limit")
+            continue
+        with open(out, "wb") as f:
+            f.write(b"the user's earlier result")
+        r = subprocess.run([cli, "enhance", src, out, "--backend", "cpu"], capture_output=True,
+                           text=True, preexec_fn=limited)
+        with open(out, "rb") as f:
+            kept = f.read() == b"the user's earlier result"
+        left = [f for f in os.listdir(d) if f.startswith((".gpufx-", ".goutputstream-"))]
+        err = r.stderr.strip()
+        T.check(r.returncode == 1 and kept and not left and "\n" not in err
+                and f"wf-out.{ext}" in err,
+                f"write failure .{ext}: exit 1, one line naming OUT, OUT kept, nothing left",
+                f"rc {r.returncode}, kept {kept}, left {left}: {err!r}")
 
 
 def gpu_cases(cli, d):
@@ -551,6 +590,7 @@ def main():
                 check_gpu_results(cli, d, gcases, res)
             if not tag:
                 signal_checks(cli, d)
+                write_failure_checks(cli, d)
             check_no_temp_files(d)
             T.check(not os.path.exists(os.path.join(d, "never.png")),
                     f"{tag}no output written by any failing case")
