@@ -68,11 +68,14 @@ int cli_exit_code (gfx_status st);
  * (GRAY/GRAYA/RGB/RGBA; u8, u16 or float), converting indexed images to RGB(A) and
  * describing that in note (empty otherwise).  cli_save writes img to path in the format
  * the extension names, keeping the precision where the format can hold it (PNG and PPM:
- * 8 or 16 bits), through a temporary file in the same folder renamed at the end, so a
- * failure never leaves a partial file. */
+ * 8 or 16 bits), through a private folder next to path whose file is renamed into place
+ * at the end, so a failure (a write that stops part way included) never leaves a partial
+ * file nor replaces an earlier one. */
 gfx_status cli_load (const char *path, gfx_image *img, char *note, size_t note_len,
                      gfx_error *err);
 gfx_status cli_save (const char *path, const gfx_image *img, gfx_error *err);
+/* Removes a folder and the files in it (one level). */
+void cli_remove_dir (const char *dir);
 
 /* Fails early (before any work) when path cannot be written: no saver for its extension
  * (GFX_ERR_INPUT) or a folder that is missing or not writable (GFX_ERR_IO). */

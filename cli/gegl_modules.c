@@ -21,6 +21,7 @@
 #include <glib.h>
 
 #include "babl_cache.h"
+#include "cli.h"
 #include "gegl_modules.h"
 
 #ifndef GFX_GEGL_MODULE_DIR
@@ -84,24 +85,6 @@ link_modules (const char *src, const char *dest)
   return ok && core && png;  /* a directory laid out otherwise: load everything */
 }
 
-static void
-remove_dir (const char *dir)
-{
-  DIR *d = opendir (dir);
-  if (d)
-    {
-      for (struct dirent *e; (e = readdir (d));)
-        if (strcmp (e->d_name, ".") && strcmp (e->d_name, ".."))
-          {
-            char *path = g_build_filename (dir, e->d_name, NULL);
-            unlink (path);
-            g_free (path);
-          }
-      closedir (d);
-    }
-  rmdir (dir);
-}
-
 /* The cached directory for src's current contents, made if missing; NULL on failure. */
 static char *
 module_dir (const char *src)
@@ -127,7 +110,7 @@ module_dir (const char *src)
           else
             {
               ready = stat (dir, &st) == 0 && S_ISDIR (st.st_mode);
-              remove_dir (tmp);
+              cli_remove_dir (tmp);
             }
         }
       g_free (tmp);

@@ -47,25 +47,30 @@ saver_for (const char *path)
   return NULL;
 }
 
-/* Removes the private folder and what is in it (one level: savers make no folders). */
-static void
-discard_pending (void)
+void
+cli_remove_dir (const char *dir)
 {
-  if (!pending_dir[0])
-    return;
-  DIR *d = opendir (pending_dir);
+  DIR *d = opendir (dir);
   if (d)
     {
       for (struct dirent *e; (e = readdir (d));)
         if (strcmp (e->d_name, ".") && strcmp (e->d_name, ".."))
           {
-            char *f = g_build_filename (pending_dir, e->d_name, NULL);
+            char *f = g_build_filename (dir, e->d_name, NULL);
             unlink (f);
             g_free (f);
           }
       closedir (d);
     }
-  rmdir (pending_dir);
+  rmdir (dir);
+}
+
+/* Removes the private folder and what is in it (savers make no folders). */
+static void
+discard_pending (void)
+{
+  if (pending_dir[0])
+    cli_remove_dir (pending_dir);
   pending_dir[0] = pending_tmp[0] = '\0';
 }
 
