@@ -114,15 +114,16 @@ free_blocks (const char *path)
 
 /* Some savers (TIFF, WebP, EXR, RGBE, NPY) say nothing when a write fails and leave a
  * shortened file.  The common causes still show: the file system that had room is full,
- * or the file has reached the process's size limit.  (A full quota does not show here.) */
+ * or the file has reached the process's size limit.  (A full quota does not show here; a
+ * write that happens to take the very last block is refused too.) */
 static const char *
-write_stopped (const char *file, off_t size, long long free_before)
+write_stopped (off_t size, long long free_before)
 {
   struct rlimit lim;
   if (getrlimit (RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY
       && (unsigned long long) size >= (unsigned long long) lim.rlim_cur)
     return "the file size limit (ulimit -f) was reached";
-  if (free_before > 0 && free_blocks (file) == 0)
+  if (free_before > 0 && free_blocks (pending_dir) == 0)
     return "no space left on the device";
   return NULL;
 }
@@ -257,7 +258,7 @@ cli_save (const char *path, const gfx_image *img, gfx_error *err)
   int own_errno = errno;
   struct stat sb;
   bool present = stat (tmp, &sb) == 0 && sb.st_size > 0;
-  const char *stopped = write_stopped (tmp, present ? sb.st_size : 0, free_before);
+  const char *stopped = write_stopped (present ? sb.st_size : 0, free_before);
   /* A GEGL saver's failure shows only in its words (a warning, or text on stderr), a
    * missing or empty file, or write_stopped. */
   const char *why = stopped                       ? stopped
