@@ -1,5 +1,6 @@
 /* Writing images with GEGL for the CLI (see cli.h): savers by extension, a temporary file
  * renamed at the end; PGM/PPM and black-and-white PNG written directly. */
+#include <dirent.h>
 #include <errno.h>
 #include <png.h>
 #include <setjmp.h>
@@ -7,7 +8,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <dirent.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>

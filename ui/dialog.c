@@ -95,47 +95,52 @@ process_from_dialog (gfx_dialog *dlg, gfx_error *err)
   return status;
 }
 
+/* A button pressed by a test hook: the dialog's own response, as a click sends it. */
+typedef struct {
+  gfx_dialog *dlg;
+  gint response;
+} press_job;
+
 static gboolean
-auto_ok (gpointer data)
+press (gpointer data)
 {
-  gtk_dialog_response (GTK_DIALOG (((gfx_dialog *) data)->window), GTK_RESPONSE_OK);
+  press_job *p = data;
+  gtk_dialog_response (GTK_DIALOG (p->dlg->window), p->response);
   return G_SOURCE_REMOVE;
 }
 
-static gboolean
-auto_reset (gpointer data)
+static press_job *
+press_job_new (gfx_dialog *dlg, gint response)
 {
-  gtk_dialog_response (GTK_DIALOG (((gfx_dialog *) data)->window), GFX_RESPONSE_RESET);
-  return G_SOURCE_REMOVE;
+  press_job *p = g_new (press_job, 1);
+  *p = (press_job) { dlg, response };
+  return p;
 }
 
-static gboolean
-auto_cancel (gpointer data)
+/* Presses the button after the seconds that the variable env holds, if it is set. */
+static void
+schedule (gfx_dialog *dlg, const char *env, gint response)
 {
-  gtk_dialog_response (GTK_DIALOG (((gfx_dialog *) data)->window), GTK_RESPONSE_CANCEL);
-  return G_SOURCE_REMOVE;
+  const char *secs = g_getenv (env);
+  if (secs)
+    g_timeout_add_full (G_PRIORITY_DEFAULT, (guint) (atof (secs) * 1000), press,
+                        press_job_new (dlg, response), g_free);
 }
 
 /* Test hooks so that dialog tests and screenshots run unattended:
  * GPUFX_DIALOG_EXPAND=1 opens "Advanced"; GPUFX_DIALOG_AUTO_RESET=1 presses Reset as
- * soon as the dialog runs; GPUFX_DIALOG_AUTO_OK=S / GPUFX_DIALOG_AUTO_CANCEL=S press OK / Cancel after S s. */
-static void
-schedule (gfx_dialog *dlg, const char *env, GSourceFunc press)
-{
-  const char *secs = g_getenv (env);
-  if (secs)
-    g_timeout_add ((guint) (atof (secs) * 1000), press, dlg);
-}
-
+ * soon as the dialog runs; GPUFX_DIALOG_AUTO_OK=S / GPUFX_DIALOG_AUTO_CANCEL=S press OK /
+ * Cancel after S s. */
 static void
 install_test_hooks (gfx_dialog *dlg)
 {
   if (g_getenv ("GPUFX_DIALOG_EXPAND") && dlg->expander)
     gtk_expander_set_expanded (GTK_EXPANDER (dlg->expander), TRUE);
-  if (g_getenv ("GPUFX_DIALOG_AUTO_RESET")) /* the button's own response, once running */
-    g_idle_add (auto_reset, dlg);
-  schedule (dlg, "GPUFX_DIALOG_AUTO_CANCEL", auto_cancel);
-  schedule (dlg, "GPUFX_DIALOG_AUTO_OK", auto_ok);
+  if (g_getenv ("GPUFX_DIALOG_AUTO_RESET"))
+    g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, press, press_job_new (dlg, GFX_RESPONSE_RESET),
+                     g_free);
+  schedule (dlg, "GPUFX_DIALOG_AUTO_CANCEL", GTK_RESPONSE_CANCEL);
+  schedule (dlg, "GPUFX_DIALOG_AUTO_OK", GTK_RESPONSE_OK);
 }
 
 static void
