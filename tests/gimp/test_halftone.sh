@@ -95,4 +95,4 @@ LANGUAGE=ru gimp_batch "$work/ru.log" "$(scm_run gray8.png empty.png "$outside $
 grep -q 'Выделение не пересекается со слоем' "$work/ru.log" && pass halftone-message-in-russian \
   || fail halftone-message-in-russian "no Russian message: $(grep -A2 -i error "$work/ru.log" | tr '\n' ' ' | cut -c1-200)"
 
-skip halftone-one-undo-step "the 2.10 PDB has no call that undoes, so batch mode cannot check it (the plug-in merges the shadow with undo inside one undo group)"
+# One undo step a run: test_undo.sh (GIMP with its GUI, Ctrl+Z pressed in the image window).

@@ -173,4 +173,4 @@ else
   skip "dialog: Cancel during the run" "no X server and no xvfb-run"
 fi
 
-skip "undo after a run restores the image" "GIMP 2.10's PDB has no undo call, so batch mode cannot press Undo; the plug-ins write through the shadow buffer inside one undo group (ui/process.c), and a failed or cancelled run writes nothing (checked above)"
+# Undo after a run, a failed run and a cancelled run: test_undo.sh (GIMP with its GUI).
