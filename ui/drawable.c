@@ -30,6 +30,39 @@ gfx_ui_drawable_region (gint32 drawable, gfx_ui_rect *rect, gfx_error *err)
   return GFX_OK;
 }
 
+/* GIMP refuses to change the pixels of a layer group (they are its layers' composite) and
+ * pixels locked on the drawable or on what holds it: a layer mask's layer, a layer's
+ * groups. */
+static gboolean
+refuse_unchangeable (gint32 drawable, gfx_error *err)
+{
+  if (gimp_item_is_group (drawable))
+    {
+      gfx_fail (err, GFX_ERR_INPUT, "%s", _("A layer group cannot be filtered: choose one of "
+                "the layers inside it."));
+      return TRUE;
+    }
+  for (gint32 item = drawable; item > 0;
+       item = gimp_item_is_layer_mask (item) ? gimp_layer_from_mask (item)
+                                             : gimp_item_get_parent (item))
+    if (gimp_item_get_lock_content (item))
+      {
+        gfx_fail (err, GFX_ERR_INPUT, "%s", _("The pixels are locked (Lock pixels in the "
+                  "Layers dialog, on this item or on a layer or group that holds it): unlock "
+                  "them and try again."));
+        return TRUE;
+      }
+  return FALSE;
+}
+
+gfx_status
+gfx_ui_drawable_target (gint32 drawable, gfx_ui_rect *rect, gfx_error *err)
+{
+  if (refuse_unchangeable (drawable, err))
+    return GFX_ERR_INPUT;
+  return gfx_ui_drawable_region (drawable, rect, err);
+}
+
 const Babl *
 gfx_ui_drawable_format (gint32 drawable, gfx_depth *depth, int *channels, gboolean *has_alpha,
                         gfx_error *err)
@@ -93,7 +126,14 @@ gfx_ui_drawable_write (gint32 drawable, const gfx_ui_rect *rect, const gfx_image
                    format, img->pixels, GEGL_AUTO_ROWSTRIDE);
   gegl_buffer_flush (shadow);
   g_object_unref (shadow);
-  gimp_drawable_merge_shadow (drawable, TRUE);
+  /* GIMP's own word, for any refusal that gfx_ui_drawable_target did not foresee. */
+  if (!gimp_drawable_merge_shadow (drawable, TRUE))
+    {
+      gfx_fail (err, GFX_ERR_INPUT, _("GIMP did not accept the result: %s"),
+                gimp_get_pdb_error ());
+      gimp_drawable_free_shadow (drawable);
+      return GFX_ERR_INPUT;
+    }
   gimp_drawable_update (drawable, rect->x, rect->y, rect->width, rect->height);
   return GFX_OK;
 }

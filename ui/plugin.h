@@ -143,6 +143,10 @@ typedef struct { int x, y, width, height; } gfx_ui_rect; /* in drawable coordina
  * selection).  GFX_ERR_INPUT for an indexed drawable or an empty intersection. */
 gfx_status gfx_ui_drawable_region (gint32 drawable, gfx_ui_rect *rect, gfx_error *err);
 
+/* gfx_ui_drawable_region of a drawable a filter will write: also GFX_ERR_INPUT for a layer
+ * group and for pixels locked on the drawable or on a group that holds it. */
+gfx_status gfx_ui_drawable_target (gint32 drawable, gfx_ui_rect *rect, gfx_error *err);
+
 /* The babl format matching the drawable: u8 for 8-bit integer, u16 for 16-bit integer,
  * float for everything else; Y', Y'A, R'G'B' or R'G'B'A in the drawable's colour space.
  * NULL and GFX_ERR_INPUT for indexed drawables. */
@@ -154,7 +158,7 @@ gfx_status gfx_ui_drawable_read (gint32 drawable, const gfx_ui_rect *rect, gfx_i
                                  gfx_error *err);
 
 /* Writes img at rect into the shadow buffer, merges it (undoable, selection applied) and
- * updates the display. */
+ * updates the display; GFX_ERR_INPUT with GIMP's reason when GIMP refuses the merge. */
 gfx_status gfx_ui_drawable_write (gint32 drawable, const gfx_ui_rect *rect,
                                   const gfx_image *img, gfx_error *err);
 

@@ -39,7 +39,7 @@ gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const vo
   gfx_ui_rect rect;
   gfx_image in = { 0 }, out = { 0 }, mask = { 0 };
   gfx_backend_warm_up (proc->filter->params, values); /* the GPU starts while GIMP's tiles come */
-  gfx_status st = gfx_ui_drawable_region (drawable, &rect, err);
+  gfx_status st = gfx_ui_drawable_target (drawable, &rect, err);
   if (st == GFX_OK)
     st = gfx_ui_drawable_read (drawable, &rect, &in, err);
   if (st != GFX_OK)
@@ -82,7 +82,7 @@ run_with_values (const gfx_ui_proc *proc, GimpRunMode mode, gint32 image, gint32
     case GIMP_RUN_INTERACTIVE:
       gfx_ui_load_values (proc->proc_name, set, values);
       /* Refuse unusable drawables before showing a dialog for them. */
-      if (gfx_ui_drawable_region (drawable, &rect, err) != GFX_OK)
+      if (gfx_ui_drawable_target (drawable, &rect, err) != GFX_OK)
         return GIMP_PDB_EXECUTION_ERROR;
       return gfx_dialog_run (proc, image, drawable, values, err);
     case GIMP_RUN_NONINTERACTIVE:

@@ -134,6 +134,51 @@ n=$(grep -ciE 'indexed.*not supported|not supported.*indexed' "$work/indexed.log
   || fail "indexed image (or sharp reference): a clear error from each of 5 calls, no filter written" "$n: $(grep -A1 GIMP-Error "$work/indexed.log" | head -10 | tr '\n' ' ')"
 check_images "indexed image unchanged" same "$work/indexed-after.png" "$work/indexed-before.png"
 
+# Pixels GIMP will not let a filter change: a layer group, a layer in a pixel-locked group,
+# a pixel-locked layer and the mask of one.  Every procedure that writes (the dialog one
+# too: it must be refused before the dialog opens; a dialog that opens anyway is cancelled
+# after 5 s and gives no message) must say why, and leave every layer and the mask as they were.
+test_filter "$work/good.iir" -0.1
+unchangeable () { # DRAWABLE: the three writing procedures on it, each inside catch
+  echo "(catch #f (plug-in-gpufx-halftone RUN-NONINTERACTIVE img $1 0 2 1 0 -1))
+  (catch #f (plug-in-gpufx-local-enhance RUN-INTERACTIVE img $1 4 1.0 0.02 0.8 0.4 0 5 0 0 1))
+  (catch #f (plug-in-gpufx-iir-deblur RUN-NONINTERACTIVE img $1 \"$work/good.iir\" 1))"
+}
+save_items () { # SUFFIX
+  local item
+  for item in bg inner msk; do
+    echo "(gimp-file-save RUN-NONINTERACTIVE img $item \"locked-$item-$1.png\" \"locked-$item-$1.png\")"
+  done
+}
+GPUFX_DIALOG_AUTO_CANCEL=5 gimp_batch "$work/locked.log" "(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"rgba8.png\" \"rgba8.png\")))
+       (bg (car (gimp-image-get-active-drawable img)))
+       (grp (car (gimp-layer-group-new img)))
+       (inner (car (gimp-layer-copy bg TRUE)))
+       (msk (car (gimp-layer-create-mask bg ADD-MASK-ALPHA-TRANSFER))))
+  (gimp-image-insert-layer img grp 0 0)
+  (gimp-image-insert-layer img inner grp 0)
+  (gimp-layer-add-mask bg msk)
+  $(save_items before)
+  $(unchangeable grp)
+  (gimp-item-set-lock-content grp TRUE)
+  $(unchangeable inner)
+  (gimp-item-set-lock-content bg TRUE)
+  $(unchangeable bg)
+  (catch #f (plug-in-gpufx-halftone RUN-NONINTERACTIVE img msk 0 2 1 0 -1))
+  $(save_items after)
+  (gimp-image-delete img))"
+groups=$(grep -c 'A layer group cannot be filtered' "$work/locked.log")
+locked=$(grep -c 'The pixels are locked' "$work/locked.log")
+[ "$groups" -eq 3 ] && [ "$locked" -eq 7 ] \
+  && pass "layer group (3 calls) and locked pixels (7 calls): each refused with its reason" \
+  || fail "layer group (3 calls) and locked pixels (7 calls): each refused with its reason" \
+       "$groups group and $locked locked messages: $(grep -A1 GIMP-Error "$work/locked.log" | head -8 | tr '\n' ' ')"
+! grep -q 'gimp-drawable-merge-shadow' "$work/locked.log" && pass "no write was attempted on them" \
+  || fail "no write was attempted on them" "$(grep -A1 merge-shadow "$work/locked.log" | head -2 | tr '\n' ' ')"
+for item in bg inner msk; do
+  check_images "locked: $item unchanged" same "$work/locked-$item-after.png" "$work/locked-$item-before.png"
+done
+
 # Cancel: the GPUFX_TEST_CANCEL hook cancels the run through the same flag as the Cancel
 # button; the procedure ends as cancelled and the drawable is untouched.
 GPUFX_TEST_CANCEL=1 gimp_batch "$work/cancel.log" \
