@@ -4,6 +4,8 @@
  * one undo step. */
 #include "plugin.h"
 
+#include <string.h>
+
 #include "../common/pool.h"
 
 /* The core works on gray and RGB samples; a palette has no precision to keep. */
@@ -114,18 +116,61 @@ gfx_ui_drawable_read (gint32 drawable, const gfx_ui_rect *rect, gfx_image *img, 
   return GFX_OK;
 }
 
-gfx_status
-gfx_ui_drawable_write (gint32 drawable, const gfx_ui_rect *rect, const gfx_image *img,
-                       gfx_error *err)
+/* Whether sample s is the same in a and b (same depth): bit for bit, so a float sample
+ * the filter did not touch is recognised whatever its value. */
+static gboolean
+sample_unchanged (const gfx_image *a, const gfx_image *b, size_t s)
 {
-  const Babl *format = gfx_ui_drawable_format (drawable, NULL, NULL, NULL, err);
-  if (!format)
+  switch (a->depth)
+    {
+    case GFX_U8: return ((const guint8 *) a->pixels)[s] == ((const guint8 *) b->pixels)[s];
+    case GFX_U16: return ((const guint16 *) a->pixels)[s] == ((const guint16 *) b->pixels)[s];
+    default: return ((const guint32 *) a->pixels)[s] == ((const guint32 *) b->pixels)[s];
+    }
+}
+
+/* out in the drawable's own format, every sample that out has as in (the filter left it)
+ * holding its exact stored value.  Needed where the drawable's format is not the one the
+ * core works in (linear light; half, double or 32-bit integer precision): the round trip
+ * through the core's format could move such a sample by a unit in the last place. */
+static guchar *
+in_own_format_unchanged_kept (gint32 drawable, const gfx_ui_rect *rect, const Babl *work,
+                              const Babl *own, const gfx_image *in, const gfx_image *out)
+{
+  const size_t pixels = (size_t) rect->width * rect->height;
+  const int comps = babl_format_get_n_components (own);
+  const size_t sample_bytes = (size_t) babl_format_get_bytes_per_pixel (own) / comps;
+  guchar *result = g_malloc (pixels * comps * sample_bytes);
+  guchar *stored = g_malloc (pixels * comps * sample_bytes);
+  babl_process (babl_fish (work, own), out->pixels, result, (long) pixels);
+  GeglBuffer *buffer = gimp_drawable_get_buffer (drawable);
+  gegl_buffer_get (buffer, GEGL_RECTANGLE (rect->x, rect->y, rect->width, rect->height), 1.0,
+                   own, stored, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+  g_object_unref (buffer);
+  for (size_t s = 0; s < pixels * comps; s++)
+    if (sample_unchanged (in, out, s))
+      memcpy (result + s * sample_bytes, stored + s * sample_bytes, sample_bytes);
+  g_free (stored);
+  return result;
+}
+
+gfx_status
+gfx_ui_drawable_write (gint32 drawable, const gfx_ui_rect *rect, const gfx_image *in,
+                       const gfx_image *out, gfx_error *err)
+{
+  const Babl *work = gfx_ui_drawable_format (drawable, NULL, NULL, NULL, err);
+  if (!work)
     return err ? err->status : GFX_ERR_INPUT;
+  const Babl *own = gimp_drawable_get_format (drawable);
+  guchar *kept = own != work ? in_own_format_unchanged_kept (drawable, rect, work, own, in, out)
+                             : NULL;
   GeglBuffer *shadow = gimp_drawable_get_shadow_buffer (drawable);
   gegl_buffer_set (shadow, GEGL_RECTANGLE (rect->x, rect->y, rect->width, rect->height), 0,
-                   format, img->pixels, GEGL_AUTO_ROWSTRIDE);
+                   kept ? own : work, kept ? (const void *) kept : out->pixels,
+                   GEGL_AUTO_ROWSTRIDE);
   gegl_buffer_flush (shadow);
   g_object_unref (shadow);
+  g_free (kept);
   /* GIMP's own word, for any refusal that gfx_ui_drawable_target did not foresee. */
   if (!gimp_drawable_merge_shadow (drawable, TRUE))
     {

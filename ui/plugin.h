@@ -157,10 +157,12 @@ const Babl *gfx_ui_drawable_format (gint32 drawable, gfx_depth *depth, int *chan
 gfx_status gfx_ui_drawable_read (gint32 drawable, const gfx_ui_rect *rect, gfx_image *img,
                                  gfx_error *err);
 
-/* Writes img at rect into the shadow buffer, merges it (undoable, selection applied) and
- * updates the display; GFX_ERR_INPUT with GIMP's reason when GIMP refuses the merge. */
+/* Writes out (the filter's result for in, both as gfx_ui_drawable_read gives them) at
+ * rect into the shadow buffer, merges it (undoable, selection applied) and updates the
+ * display.  Samples out has as in keep their exact stored value, whatever the drawable's
+ * precision.  GFX_ERR_INPUT with GIMP's reason when GIMP refuses the merge. */
 gfx_status gfx_ui_drawable_write (gint32 drawable, const gfx_ui_rect *rect,
-                                  const gfx_image *img, gfx_error *err);
+                                  const gfx_image *in, const gfx_image *out, gfx_error *err);
 
 /* Adds a 1-channel u8 mask image as a new layer named `name` above the drawable, placed
  * over rect. */

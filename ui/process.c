@@ -16,11 +16,12 @@ wants_mask (const gfx_ui_proc *proc, const void *values)
 
 static gfx_status
 store_result (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const gfx_ui_rect *rect,
-              const gfx_image *out, const gfx_image *mask, gfx_error *err)
+              const gfx_image *in, const gfx_image *out, const gfx_image *mask,
+              gfx_error *err)
 {
   /* The merge and the mask layer are one undo step together. */
   gimp_image_undo_group_start (image);
-  gfx_status st = gfx_ui_drawable_write (drawable, rect, out, err);
+  gfx_status st = gfx_ui_drawable_write (drawable, rect, in, out, err);
   if (st == GFX_OK && mask && mask->pixels)
     {
       gchar *name = proc->mask_layer ? g_strdup (_(proc->mask_layer))
@@ -60,12 +61,12 @@ gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const vo
   gfx_filter_run run = { 0 };
   run.mask = wants_mask (proc, values) ? &mask : NULL;
   st = gfx_ui_apply (proc->filter, &in, &out, values, &run, mon, err);
-  gfx_image_free (&in);
   if (st == GFX_OK && run.info.note_is_new && run.info.note[0])
     g_message (_("Computed on the CPU: %s"),
                run.info.note);
   if (st == GFX_OK)
-    st = store_result (proc, image, drawable, &rect, &out, run.mask, err);
+    st = store_result (proc, image, drawable, &rect, &in, &out, run.mask, err);
+  gfx_image_free (&in);
   gfx_image_free (&out);
   gfx_image_free (&mask);
   return gfx_ui_pdb_status (st);
