@@ -57,13 +57,14 @@ TEST_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/t
 TEST_SUPPORT := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/unit/support_*.c))
 MO_FILES   := $(patsubst po/%.po,$(BUILD)/locale/%/LC_MESSAGES/gimp-gpufx.mo,$(wildcard po/*.po))
 
-.PHONY: all core tests-core plugins cli deps check check-sanitize demo bench install \
+.PHONY: all core tests-core plugins cli locale deps check check-sanitize demo bench install \
         uninstall pot clean
-all: core plugins cli tests-core $(MO_FILES)
+all: core plugins cli tests-core locale
 core: $(CORE_LIB)
 tests-core: $(TEST_BINS)
 plugins: $(PLUGINS)
 cli: $(CLI)
+locale: $(MO_FILES)
 
 $(CORE_LIB): $(CORE_OBJ) $(CUDA_OBJ)
 	@mkdir -p $(@D)
@@ -139,11 +140,11 @@ pot:
 deps:
 	@scripts/deps.sh
 
-# All suites, then the unit tests again under ASan/UBSan (the ASan CLI is built for
-# tests/py/test_reliability.py's bad-input matrix); one summary line at the end.
+# All suites, then the unit tests and the GIMP tests again under ASan/UBSan (the ASan CLI
+# also serves tests/py/test_reliability.py's bad-input matrix); one summary line at the end.
 check: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory SAN=1 core tests-core cli
+	@$(MAKE) --no-print-directory SAN=1 core tests-core cli plugins locale
 	@scripts/run-tests.sh $(BUILD) build/asan
 
 demo: deps

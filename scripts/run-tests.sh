@@ -5,7 +5,8 @@
 # "SKIP name: why".  A program that exits non-zero without a FAIL line counts as one failure.
 # Suites: BUILD/tests/test_* (C unit tests), tests/py/test_*.py (independent references,
 # CLI), tests/gimp/test_*.sh (real GIMP in batch mode); the sanitizer build re-runs the
-# C unit tests.  TESTS=pattern runs only matching programs.
+# C unit tests and, when its plug-ins are built, the GIMP tests.  TESTS=pattern runs only
+# matching programs.
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
 san=${2:-}
@@ -45,6 +46,15 @@ if [ -n "$san" ]; then
   for t in "$top/$san"/tests/test_*; do
     [ -x "$t" ] && run_one "asan+ubsan/$(basename "$t")" "$t"
   done
+  # The plug-ins built with the sanitizers, in real GIMP: a report aborts the plug-in, which
+  # GIMP reports as a crash and the test as a failure.  No leak check there: GLib, GTK and
+  # GEGL keep memory until exit (the unit tests check the core's leaks).
+  if ls "$top/$san"/gpufx-* >/dev/null 2>&1; then
+    export GPUFX_BUILD="$top/$san" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+    for t in "$top"/tests/gimp/test_*.sh; do
+      [ -f "$t" ] && run_one "asan+ubsan/gimp/$(basename "$t" .sh)" bash "$t"
+    done
+  fi
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
