@@ -95,4 +95,28 @@ LANGUAGE=ru gimp_batch "$work/ru.log" "$(scm_run gray8.png empty.png "$outside $
 grep -q 'Выделение не пересекается со слоем' "$work/ru.log" && pass halftone-message-in-russian \
   || fail halftone-message-in-russian "no Russian message: $(grep -A2 -i error "$work/ru.log" | tr '\n' ' ' | cut -c1-200)"
 
+# ---- session 5: a layer mask and a channel are drawables like a layer: each result equals
+# the CLI on the pixels they held (exported before the run) ---------------------------------
+gimp_batch "$work/masks.log" "(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"gray8.png\" \"gray8.png\")))
+       (drw (car (gimp-image-get-active-drawable img)))
+       (channel (car (gimp-channel-new-from-component img GRAY-CHANNEL \"copy\"))))
+  (gimp-layer-add-alpha drw)
+  (let ((mask (car (gimp-layer-create-mask drw ADD-MASK-COPY))))
+    (gimp-layer-add-mask drw mask)
+    (gimp-image-insert-channel img channel 0 0)
+    (gimp-file-save RUN-NONINTERACTIVE img mask \"mask-before.png\" \"mask-before.png\")
+    (gimp-file-save RUN-NONINTERACTIVE img channel \"channel-before.png\" \"channel-before.png\")
+    $(call 0 2 1 0 -1 | sed 's/ drw / mask /')
+    $(call 4 3 1 0 -1 | sed 's/ drw / channel /')
+    (gimp-file-save RUN-NONINTERACTIVE img mask \"mask-after.png\" \"mask-after.png\")
+    (gimp-file-save RUN-NONINTERACTIVE img channel \"channel-after.png\" \"channel-after.png\"))
+  (gimp-image-delete img))"
+if batch_ok halftone-mask-and-channel-batch "$work/masks.log" $?; then
+  "$cli" halftone "$work/mask-before.png" "$work/cli-mask.png" --backend cpu --quiet
+  "$cli" halftone "$work/channel-before.png" "$work/cli-channel.png" --kernel sierra \
+    --levels 3 --backend cpu --quiet
+  compare_images halftone-layer-mask-equals-cli "$work/mask-after.png" "$work/cli-mask.png"
+  compare_images halftone-channel-equals-cli "$work/channel-after.png" "$work/cli-channel.png"
+fi
+
 # One undo step a run: test_undo.sh (GIMP with its GUI, Ctrl+Z pressed in the image window).
