@@ -144,7 +144,8 @@ typedef struct { int x, y, width, height; } gfx_ui_rect; /* in drawable coordina
 gfx_status gfx_ui_drawable_region (gint32 drawable, gfx_ui_rect *rect, gfx_error *err);
 
 /* gfx_ui_drawable_region of a drawable a filter will write: also GFX_ERR_INPUT for a layer
- * group and for pixels locked on the drawable or on a group that holds it. */
+ * group and for pixels locked on the drawable, on a mask's layer or on a group that holds
+ * it (checked before any work: GIMP would refuse the merge only at the end). */
 gfx_status gfx_ui_drawable_target (gint32 drawable, gfx_ui_rect *rect, gfx_error *err);
 
 /* The babl format matching the drawable: u8 for 8-bit integer, u16 for 16-bit integer,
