@@ -74,6 +74,17 @@ int cli_exit_code (gfx_status st);
 gfx_status cli_load (const char *path, gfx_image *img, char *note, size_t note_len,
                      gfx_error *err);
 gfx_status cli_save (const char *path, const gfx_image *img, gfx_error *err);
+
+/* A file's own pixels, kept by cli_load_source where they are the core's samples in
+ * another encoding (linear light, as EXR and HDR files hold), so that cli_save_result can
+ * write back exactly the samples a filter left alone.  No buffer: nothing to keep. */
+typedef struct { struct _GeglBuffer *buffer; } cli_source;
+gfx_status cli_load_source (const char *path, gfx_image *img, cli_source *src, char *note,
+                            size_t note_len, gfx_error *err);
+/* cli_save of out, the result of a filter on in as cli_load_source read it with src. */
+gfx_status cli_save_result (const char *path, const gfx_image *in, const gfx_image *out,
+                            const cli_source *src, gfx_error *err);
+void cli_source_free (cli_source *src);
 /* Removes a folder and the files in it (one level). */
 void cli_remove_dir (const char *dir);
 

@@ -108,12 +108,14 @@ bench_copy (const char *in_path, const char *out_path, int threshold)
   gfx_image img = { 0 };
   gfx_error err = { 0 };
   char note[GFX_MSG_LEN];
-  gfx_status st = cli_load (in_path, &img, note, sizeof note, &err);
+  cli_source src; /* as the filters write: a plain copy then keeps every sample exactly */
+  gfx_status st = cli_load_source (in_path, &img, &src, note, sizeof note, &err);
   size_t n = gfx_image_samples (&img);
   for (size_t i = 0; st == GFX_OK && threshold && i < n; i++)
     gfx_sample_set (&img, i, gfx_sample_get (&img, i) >= 0.5f ? 1.0f : 0.0f);
   if (st == GFX_OK)
-    st = cli_save (out_path, &img, &err);
+    st = cli_save_result (out_path, &img, &img, threshold ? NULL : &src, &err);
+  cli_source_free (&src);
   gfx_image_free (&img);
   return st == GFX_OK ? CLI_OK : cli_fail ("bench", cli_exit_code (st), "%s", err.msg);
 }

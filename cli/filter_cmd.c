@@ -41,11 +41,11 @@ progress_end (progress_line *p)
 /* Writes the result, and the comparison and mask when asked for. */
 static int
 write_outputs (const cli_filter *f, const cli_args *args, const gfx_image *in,
-               const gfx_image *out, const gfx_image *mask)
+               const cli_source *src, const gfx_image *out, const gfx_image *mask)
 {
   const char *cmd = f->filter->name;
   gfx_error err;
-  gfx_status st = cli_save (args->pos[1], out, &err);
+  gfx_status st = cli_save_result (args->pos[1], in, out, src, &err);
   if (st == GFX_OK && args->compare)
     {
       gfx_image both;
@@ -88,10 +88,11 @@ run (const cli_filter *f, const cli_args *args, const void *values)
   progress_line line = { cmd, args->quiet, isatty (2), false, gfx_seconds (), 0.0,
                          after ? atof (after) : 1.0 };
   gfx_image in, out = { 0 }, mask = { 0 };
+  cli_source src;
   gfx_error err;
   char note[GFX_MSG_LEN];
   gfx_backend_warm_up (f->filter->params, values); /* the GPU starts while the image loads */
-  gfx_status st = cli_load (args->pos[0], &in, note, sizeof note, &err);
+  gfx_status st = cli_load_source (args->pos[0], &in, &src, note, sizeof note, &err);
   if (st != GFX_OK)
     return cli_fail (cmd, cli_exit_code (st), "%s", err.msg);
   if (note[0] && !args->quiet)
@@ -103,8 +104,9 @@ run (const cli_filter *f, const cli_args *args, const void *values)
   progress_end (&line);
   if (fr.info.note_is_new && !args->quiet)
     fprintf (stderr, "gpufx %s: note: %s\n", cmd, fr.info.note);
-  int rc = st == GFX_OK ? write_outputs (f, args, &in, &out, &mask)
+  int rc = st == GFX_OK ? write_outputs (f, args, &in, &src, &out, &mask)
                         : cli_fail (cmd, cli_exit_code (st), "%s", err.msg);
+  cli_source_free (&src);
   gfx_image_free (&in);
   gfx_image_free (&out);
   gfx_image_free (&mask);

@@ -229,10 +229,46 @@ load_buffer (const char *path, gfx_error *err)
   return buffer;
 }
 
+/* Whether own holds the same samples as work in another encoding or type: the same model
+ * but for the perceptual marks (Y/Y', RGB/R'G'B', with or without alpha), no palette. */
+static bool
+same_samples_other_encoding (const Babl *own, const Babl *work)
+{
+  if (own == work || babl_format_is_palette (own))
+    return false;
+  char a[32] = "", b[32] = "";
+  const char *names[2] = { babl_get_name (babl_format_get_model (own)),
+                           babl_get_name (babl_format_get_model (work)) };
+  char *plain[2] = { a, b };
+  for (int i = 0; i < 2; i++)
+    for (size_t k = 0, j = 0; names[i][k] && j < sizeof a - 1; k++)
+      if (names[i][k] != '\'' && names[i][k] != '~')
+        plain[i][j++] = names[i][k];
+  return !strcmp (a, b);
+}
+
+void
+cli_source_free (cli_source *src)
+{
+  if (src && src->buffer)
+    g_object_unref (src->buffer);
+  if (src)
+    src->buffer = NULL;
+}
+
 gfx_status
 cli_load (const char *path, gfx_image *img, char *note, size_t note_len, gfx_error *err)
 {
+  return cli_load_source (path, img, NULL, note, note_len, err);
+}
+
+gfx_status
+cli_load_source (const char *path, gfx_image *img, cli_source *src, char *note,
+                 size_t note_len, gfx_error *err)
+{
   memset (img, 0, sizeof *img);
+  if (src)
+    src->buffer = NULL;
   note[0] = '\0';
   struct stat sb;
   bool known = stat (path, &sb) == 0; /* else fopen below says why */
@@ -268,9 +304,12 @@ cli_load (const char *path, gfx_image *img, char *note, size_t note_len, gfx_err
               alpha ? "RGBA" : "RGB");
   gfx_status st = gfx_image_alloc (img, r->width, r->height, colors + (alpha ? 1 : 0), alpha,
                                    depth, err);
+  const Babl *work = cli_layout_format (colors, alpha, depth);
   if (st == GFX_OK)
-    gegl_buffer_get (buffer, r, 1.0, cli_layout_format (colors, alpha, depth), img->pixels,
-                     GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-  g_object_unref (buffer);
+    gegl_buffer_get (buffer, r, 1.0, work, img->pixels, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+  if (st == GFX_OK && src && same_samples_other_encoding (gegl_buffer_get_format (buffer), work))
+    src->buffer = buffer;
+  else
+    g_object_unref (buffer);
   return st;
 }

@@ -220,8 +220,39 @@ write_png_1bit (const char *path, const gfx_image *img)
   return fclose (f) == 0 && ok;
 }
 
+/* out as a buffer in the source file's own format, every sample the filter left alone
+ * (out has it as in has it) with the file's stored value. */
+static GeglBuffer *
+result_in_own_format (const gfx_image *in, const gfx_image *out, const cli_source *src)
+{
+  const Babl *own = gegl_buffer_get_format (src->buffer);
+  const Babl *work = cli_layout_format (gfx_image_color_channels (out), out->has_alpha,
+                                        out->depth);
+  const GeglRectangle rect = { 0, 0, out->width, out->height };
+  const size_t pixels = (size_t) out->width * out->height;
+  const size_t sample_bytes = (size_t) babl_format_get_bytes_per_pixel (own) / out->channels;
+  guchar *result = g_malloc (pixels * out->channels * sample_bytes);
+  guchar *stored = g_malloc (pixels * out->channels * sample_bytes);
+  babl_process (babl_fish (work, own), out->pixels, result, (long) pixels);
+  gegl_buffer_get (src->buffer, &rect, 1.0, own, stored, GEGL_AUTO_ROWSTRIDE,
+                   GEGL_ABYSS_NONE);
+  gfx_image_keep_unchanged (in, out, stored, result, sample_bytes);
+  GeglBuffer *buffer = gegl_buffer_new (&rect, own);
+  gegl_buffer_set (buffer, &rect, 0, own, result, GEGL_AUTO_ROWSTRIDE);
+  g_free (stored);
+  g_free (result);
+  return buffer;
+}
+
 gfx_status
 cli_save (const char *path, const gfx_image *img, gfx_error *err)
+{
+  return cli_save_result (path, NULL, img, NULL, err);
+}
+
+gfx_status
+cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
+                 const cli_source *src, gfx_error *err)
 {
   gfx_status st = cli_check_output (path, err);
   if (st != GFX_OK)
@@ -248,8 +279,10 @@ cli_save (const char *path, const gfx_image *img, gfx_error *err)
       const Babl *fmt = cli_layout_format (gfx_image_color_channels (img), img->has_alpha,
                                            img->depth);
       GeglRectangle rect = { 0, 0, img->width, img->height };
-      GeglBuffer *buffer = gegl_buffer_new (&rect, fmt);
-      gegl_buffer_set (buffer, &rect, 0, fmt, img->pixels, GEGL_AUTO_ROWSTRIDE);
+      GeglBuffer *buffer = in && src && src->buffer ? result_in_own_format (in, img, src)
+                                                    : gegl_buffer_new (&rect, fmt);
+      if (!(in && src && src->buffer))
+        gegl_buffer_set (buffer, &rect, 0, fmt, img->pixels, GEGL_AUTO_ROWSTRIDE);
       cli_capture_begin (path, "could not be written", CLI_FAILED, discard_pending);
       write_buffer (buffer, op, tmp, img->depth);
       cli_capture_end (codec, sizeof codec);

@@ -90,3 +90,27 @@ gfx_image_get_plane (const gfx_image *img, int channel, float *plane)
     plane[i] = gfx_sample_get (img, i * img->channels + channel);
 }
 
+/* Sample s of a and b (same depth), compared as stored: floats as bits, so a sample left
+ * alone is recognised whatever it holds. */
+static bool
+same_sample (const gfx_image *a, const gfx_image *b, size_t s)
+{
+  switch (a->depth)
+    {
+    case GFX_U8: return ((const uint8_t *) a->pixels)[s] == ((const uint8_t *) b->pixels)[s];
+    case GFX_U16: return ((const uint16_t *) a->pixels)[s] == ((const uint16_t *) b->pixels)[s];
+    default: return ((const uint32_t *) a->pixels)[s] == ((const uint32_t *) b->pixels)[s];
+    }
+}
+
+void
+gfx_image_keep_unchanged (const gfx_image *in, const gfx_image *out, const void *stored,
+                          void *result, size_t sample_bytes)
+{
+  const size_t n = gfx_image_samples (out);
+  const unsigned char *from = stored;
+  unsigned char *to = result;
+  for (size_t s = 0; s < n; s++)
+    if (same_sample (in, out, s))
+      memcpy (to + s * sample_bytes, from + s * sample_bytes, sample_bytes);
+}

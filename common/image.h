@@ -74,6 +74,13 @@ void gfx_sample_set (gfx_image *img, size_t index, float v);
 /* Copies one channel into a float plane of width*height values (gfx_sample_get scale). */
 void gfx_image_get_plane (const gfx_image *img, int channel, float *plane);
 
+/* For a filter's result out of in (same layout), written back in a caller's own encoding
+ * (result, and stored: the same samples as they were, sample_bytes each): every sample
+ * that out has bit for bit as in has it takes its stored value, so what the filter left
+ * alone survives a round trip through the core's encoding exactly. */
+void gfx_image_keep_unchanged (const gfx_image *in, const gfx_image *out, const void *stored,
+                               void *result, size_t sample_bytes);
+
 #ifdef __cplusplus
 }
 #endif

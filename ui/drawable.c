@@ -4,8 +4,6 @@
  * one undo step. */
 #include "plugin.h"
 
-#include <string.h>
-
 #include "../common/pool.h"
 
 /* The core works on gray and RGB samples; a palette has no precision to keep. */
@@ -116,19 +114,6 @@ gfx_ui_drawable_read (gint32 drawable, const gfx_ui_rect *rect, gfx_image *img, 
   return GFX_OK;
 }
 
-/* Whether sample s is the same in a and b (same depth): bit for bit, so a float sample
- * the filter did not touch is recognised whatever its value. */
-static gboolean
-sample_unchanged (const gfx_image *a, const gfx_image *b, size_t s)
-{
-  switch (a->depth)
-    {
-    case GFX_U8: return ((const guint8 *) a->pixels)[s] == ((const guint8 *) b->pixels)[s];
-    case GFX_U16: return ((const guint16 *) a->pixels)[s] == ((const guint16 *) b->pixels)[s];
-    default: return ((const guint32 *) a->pixels)[s] == ((const guint32 *) b->pixels)[s];
-    }
-}
-
 /* out in the drawable's own format, every sample that out has as in (the filter left it)
  * holding its exact stored value.  Needed where the drawable's format is not the one the
  * core works in (linear light; half, double or 32-bit integer precision): the round trip
@@ -147,9 +132,7 @@ in_own_format_unchanged_kept (gint32 drawable, const gfx_ui_rect *rect, const Ba
   gegl_buffer_get (buffer, GEGL_RECTANGLE (rect->x, rect->y, rect->width, rect->height), 1.0,
                    own, stored, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
   g_object_unref (buffer);
-  for (size_t s = 0; s < pixels * comps; s++)
-    if (sample_unchanged (in, out, s))
-      memcpy (result + s * sample_bytes, stored + s * sample_bytes, sample_bytes);
+  gfx_image_keep_unchanged (in, out, stored, result, sample_bytes);
   g_free (stored);
   return result;
 }
