@@ -120,6 +120,8 @@ on_identify (GtkWidget *button, identify_ui *ui)
     st = gfx_fail (&err, GFX_ERR_PARAM, _("Choose a sharp reference layer, or automatic edges"));
   if (st == GFX_OK)
     st = gfx_ui_drawable_read (drawable, &rect, &job.blurred, &err);
+  if (st == GFX_OK && job.use_sharp && !gfx_ui_drawable_format (sharp, NULL, NULL, NULL, &err))
+    st = err.status; /* the sharp layer deleted meanwhile, or indexed */
   if (st == GFX_OK && job.use_sharp)
     st = gimp_drawable_width (sharp) == gimp_drawable_width (drawable)
              && gimp_drawable_height (sharp) == gimp_drawable_height (drawable)

@@ -198,6 +198,20 @@ init_backend (gfx_dialog *dlg)
   gfx_dialog_describe_backend (dlg, dlg->last_render, sizeof dlg->last_render);
 }
 
+/* Closes the dialog once its drawable is gone (the user closed the image or deleted the
+ * layer): there is nothing left to filter, and GIMP's preview widget would show the user
+ * an error each time it drew the original from a drawable that no longer exists. */
+static gboolean
+watch_drawable (gpointer data)
+{
+  gfx_dialog *dlg = data;
+  if (gimp_item_is_valid (dlg->drawable))
+    return G_SOURCE_CONTINUE;
+  gtk_widget_hide (dlg->window);
+  gtk_dialog_response (GTK_DIALOG (dlg->window), GTK_RESPONSE_CANCEL);
+  return G_SOURCE_REMOVE;
+}
+
 /* Runs the dialog until OK succeeds, Cancel or close; Reset and refused OKs loop. */
 static GimpPDBStatusType
 dialog_loop (gfx_dialog *dlg, gfx_error *err)
@@ -223,7 +237,8 @@ dialog_loop (gfx_dialog *dlg, gfx_error *err)
           continue;
         }
       GimpPDBStatusType status = process_from_dialog (dlg, err);
-      if (status == GIMP_PDB_EXECUTION_ERROR || status == GIMP_PDB_CALLING_ERROR)
+      if ((status == GIMP_PDB_EXECUTION_ERROR || status == GIMP_PDB_CALLING_ERROR)
+          && gimp_item_is_valid (dlg->drawable))
         {
           /* Keep the dialog: the user may change a parameter and try again. */
           gfx_dialog_set_message (dlg, err->msg);
@@ -249,6 +264,7 @@ gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 drawable, void *va
   gtk_widget_show (dlg.window);
 
   install_test_hooks (&dlg);
+  g_timeout_add (250, watch_drawable, &dlg);
   GimpPDBStatusType status = dialog_loop (&dlg, err);
   while (g_source_remove_by_user_data (&dlg))
     ;

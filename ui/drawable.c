@@ -6,10 +6,19 @@
 
 #include "../common/pool.h"
 
-/* The core works on gray and RGB samples; a palette has no precision to keep. */
+/* A drawable the core can read: one that still exists (a dialog stays open while its
+ * image may be closed or the layer deleted, and every GIMP call on a gone drawable shows
+ * the user an error), and not indexed (the core works on gray and RGB samples; a palette
+ * has no precision to keep). */
 static gboolean
-refuse_indexed (gint32 drawable, gfx_error *err)
+refuse_unusable (gint32 drawable, gfx_error *err)
 {
+  if (!gimp_item_is_valid (drawable))
+    {
+      gfx_fail (err, GFX_ERR_INPUT, "%s", _("The layer is gone (its image was closed, or the "
+                "layer deleted): nothing was changed."));
+      return TRUE;
+    }
   if (!gimp_drawable_is_indexed (drawable))
     return FALSE;
   gfx_fail (err, GFX_ERR_INPUT, "%s", _("Indexed images are not supported: convert the image "
@@ -20,7 +29,7 @@ refuse_indexed (gint32 drawable, gfx_error *err)
 gfx_status
 gfx_ui_drawable_region (gint32 drawable, gfx_ui_rect *rect, gfx_error *err)
 {
-  if (refuse_indexed (drawable, err))
+  if (refuse_unusable (drawable, err))
     return GFX_ERR_INPUT;
   gint x, y, w, h;
   if (!gimp_drawable_mask_intersect (drawable, &x, &y, &w, &h) || w <= 0 || h <= 0)
@@ -58,16 +67,17 @@ refuse_unchangeable (gint32 drawable, gfx_error *err)
 gfx_status
 gfx_ui_drawable_target (gint32 drawable, gfx_ui_rect *rect, gfx_error *err)
 {
-  if (refuse_unchangeable (drawable, err))
+  gfx_status st = gfx_ui_drawable_region (drawable, rect, err);
+  if (st == GFX_OK && refuse_unchangeable (drawable, err))
     return GFX_ERR_INPUT;
-  return gfx_ui_drawable_region (drawable, rect, err);
+  return st;
 }
 
 const Babl *
 gfx_ui_drawable_format (gint32 drawable, gfx_depth *depth, int *channels, gboolean *has_alpha,
                         gfx_error *err)
 {
-  if (refuse_indexed (drawable, err)) /* a sharp reference has not been through _region */
+  if (refuse_unusable (drawable, err)) /* a sharp reference has not been through _region */
     return NULL;
   gfx_depth d;
   switch (gimp_image_get_precision (gimp_item_get_image (drawable)))

@@ -3,7 +3,8 @@
 # one undo step, so one Ctrl+Z (pressed with xdotool in the image window) gives the image
 # back exactly and Ctrl+Y gives the result back; local enhance's mask layer goes with the
 # same step; a failed run and a cancelled dialog run leave no step of their own (one Ctrl+Z
-# then undoes the step before them).  GIMP runs its Script-Fu server, driven by
+# then undoes the step before them); closing the image closes its open dialog quietly.
+# GIMP runs its Script-Fu server, driven by
 # tests/gimp/sfclient.py, so that keys can be pressed between the calls.
 source "$(dirname "$0")/lib.sh"
 need_display gimp/undo "$@"
@@ -13,8 +14,9 @@ for tool in xdotool "$GUI"; do
 done
 batch_setup gimp/undo
 port=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-# Dialog runs (and only those) are cancelled after their OK, pressed 1 s after they open.
-GPUFX_TEST_CANCEL=dialog GPUFX_DIALOG_AUTO_OK=1 "$GUI" -n -s -d -f \
+# Dialog runs (and only those) are cancelled after their OK, pressed 3 s after they open.
+# --console-messages: GIMP's messages go to gui.log instead of message boxes.
+GPUFX_TEST_CANCEL=dialog GPUFX_DIALOG_AUTO_OK=3 "$GUI" -n -s -d -f --console-messages \
   -b "(plug-in-script-fu-server RUN-NONINTERACTIVE \"127.0.0.1\" $port \"\")" >"$work/gui.log" 2>&1 &
 gui=$!
 trap 'kill $gui 2>/dev/null; wait $gui 2>/dev/null; rm -rf "$work"' EXIT
@@ -128,5 +130,28 @@ after_invert failed "a failed halftone run" plug-in-gpufx-halftone RUN-NONINTERA
 # Script-Fu answers a cancelled procedure with #f and no error (#t is a success).
 after_invert cancelled "a cancelled enhance dialog run" plug-in-gpufx-local-enhance \
   RUN-INTERACTIVE "4 1.0 0.02 0.8 0.4 0 5 0 1 1" '^\(#f\)$'
+
+# --- the image closed while its dialog is open ---------------------------------------------
+# Ctrl+W in the image window closes it (it is clean) before the dialog's OK: the dialog
+# must close by itself (the run ends as cancelled, nothing to filter), without GIMP
+# reporting calls on a drawable that no longer exists.
+if open_image undo-closed; then
+  sf "(plug-in-gpufx-local-enhance RUN-INTERACTIVE $img $drw 4 1.0 0.02 0.8 0.4 0 5 0 0 1)" \
+    >"$work/closed.reply" 2>&1 &
+  replier=$!
+  for _ in $(seq 50); do
+    xdotool search --onlyvisible --name '^Local Enhance' >/dev/null && break
+    sleep 0.1
+  done
+  sleep 0.5 # the first preview
+  press ctrl+w
+  wait $replier
+  grep -qx '(#f)' "$work/closed.reply" && pass "closed image: its dialog closes, nothing run" \
+    || fail "closed image: its dialog closes, nothing run" "GIMP said: $(tr '\n' ' ' <"$work/closed.reply")"
+  ! grep -q 'invalid ID' "$work/gui.log" && pass "closed image: no calls on the gone layer" \
+    || fail "closed image: no calls on the gone layer" "$(grep -m2 'invalid ID' "$work/gui.log")"
+else
+  fail "undo: closed image" "no image window"
+fi
 
 sf "(gimp-quit 1)" >/dev/null 2>&1 || true  # GIMP closes the connection as it quits
