@@ -229,31 +229,22 @@ load_buffer (const char *path, gfx_error *err)
   return buffer;
 }
 
-/* Whether own holds the same samples as work in another encoding or type: the same model
- * but for the perceptual marks (Y/Y', RGB/R'G'B', with or without alpha), no palette. */
+/* Whether own holds the same samples as work in another encoding or type: babl's model
+ * flags equal but for the transfer curve (Y/Y', RGB/R'G'B', alpha alike), no palette. */
 static bool
 same_samples_other_encoding (const Babl *own, const Babl *work)
 {
-  if (own == work || babl_format_is_palette (own))
-    return false;
-  char a[32] = "", b[32] = "";
-  const char *names[2] = { babl_get_name (babl_format_get_model (own)),
-                           babl_get_name (babl_format_get_model (work)) };
-  char *plain[2] = { a, b };
-  for (int i = 0; i < 2; i++)
-    for (size_t k = 0, j = 0; names[i][k] && j < sizeof a - 1; k++)
-      if (names[i][k] != '\'' && names[i][k] != '~')
-        plain[i][j++] = names[i][k];
-  return !strcmp (a, b);
+  const BablModelFlag curve = BABL_MODEL_FLAG_LINEAR | BABL_MODEL_FLAG_NONLINEAR
+                              | BABL_MODEL_FLAG_PERCEPTUAL;
+  return own != work && !babl_format_is_palette (own)
+         && (babl_get_model_flags (babl_format_get_model (own)) & ~curve)
+              == (babl_get_model_flags (babl_format_get_model (work)) & ~curve);
 }
 
 void
 cli_source_free (cli_source *src)
 {
-  if (src && src->buffer)
-    g_object_unref (src->buffer);
-  if (src)
-    src->buffer = NULL;
+  g_clear_object (&src->buffer);
 }
 
 gfx_status

@@ -220,23 +220,30 @@ write_png_1bit (const char *path, const gfx_image *img)
   return fclose (f) == 0 && ok;
 }
 
-/* out as a buffer in the source file's own format, every sample the filter left alone
- * (out has it as in has it) with the file's stored value. */
+/* img as the buffer to save: in the core's layout or, for a filter's result on in whose
+ * file cli_load_source kept (src), in that file's own format with every sample the filter
+ * left alone (img has it as in has it) as the file stored it. */
 static GeglBuffer *
-result_in_own_format (const gfx_image *in, const gfx_image *out, const cli_source *src)
+buffer_to_save (const gfx_image *in, const gfx_image *img, const cli_source *src)
 {
+  const Babl *work = cli_layout_format (gfx_image_color_channels (img), img->has_alpha,
+                                        img->depth);
+  const GeglRectangle rect = { 0, 0, img->width, img->height };
+  if (!in || !src || !src->buffer)
+    {
+      GeglBuffer *buffer = gegl_buffer_new (&rect, work);
+      gegl_buffer_set (buffer, &rect, 0, work, img->pixels, GEGL_AUTO_ROWSTRIDE);
+      return buffer;
+    }
   const Babl *own = gegl_buffer_get_format (src->buffer);
-  const Babl *work = cli_layout_format (gfx_image_color_channels (out), out->has_alpha,
-                                        out->depth);
-  const GeglRectangle rect = { 0, 0, out->width, out->height };
-  const size_t pixels = (size_t) out->width * out->height;
-  const size_t sample_bytes = (size_t) babl_format_get_bytes_per_pixel (own) / out->channels;
-  guchar *result = g_malloc (pixels * out->channels * sample_bytes);
-  guchar *stored = g_malloc (pixels * out->channels * sample_bytes);
-  babl_process (babl_fish (work, own), out->pixels, result, (long) pixels);
+  const size_t pixels = (size_t) img->width * img->height;
+  const size_t sample_bytes = (size_t) babl_format_get_bytes_per_pixel (own) / img->channels;
+  guchar *result = g_malloc (pixels * img->channels * sample_bytes);
+  guchar *stored = g_malloc (pixels * img->channels * sample_bytes);
+  babl_process (babl_fish (work, own), img->pixels, result, (long) pixels);
   gegl_buffer_get (src->buffer, &rect, 1.0, own, stored, GEGL_AUTO_ROWSTRIDE,
                    GEGL_ABYSS_NONE);
-  gfx_image_keep_unchanged (in, out, stored, result, sample_bytes);
+  gfx_image_keep_unchanged (in, img, stored, result, sample_bytes);
   GeglBuffer *buffer = gegl_buffer_new (&rect, own);
   gegl_buffer_set (buffer, &rect, 0, own, result, GEGL_AUTO_ROWSTRIDE);
   g_free (stored);
@@ -276,13 +283,7 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
   else
     {
       own = false;
-      const Babl *fmt = cli_layout_format (gfx_image_color_channels (img), img->has_alpha,
-                                           img->depth);
-      GeglRectangle rect = { 0, 0, img->width, img->height };
-      GeglBuffer *buffer = in && src && src->buffer ? result_in_own_format (in, img, src)
-                                                    : gegl_buffer_new (&rect, fmt);
-      if (!(in && src && src->buffer))
-        gegl_buffer_set (buffer, &rect, 0, fmt, img->pixels, GEGL_AUTO_ROWSTRIDE);
+      GeglBuffer *buffer = buffer_to_save (in, img, src);
       cli_capture_begin (path, "could not be written", CLI_FAILED, discard_pending);
       write_buffer (buffer, op, tmp, img->depth);
       cli_capture_end (codec, sizeof codec);
