@@ -140,7 +140,8 @@ GimpPDBStatusType gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 
 typedef struct { int x, y, width, height; } gfx_ui_rect; /* in drawable coordinates */
 
 /* The selection's bounding box within the drawable (the whole drawable without a
- * selection).  GFX_ERR_INPUT for an indexed drawable or an empty intersection. */
+ * selection).  GFX_ERR_INPUT for a drawable that no longer exists, an indexed one or an
+ * empty intersection. */
 gfx_status gfx_ui_drawable_region (gint32 drawable, gfx_ui_rect *rect, gfx_error *err);
 
 /* gfx_ui_drawable_region of a drawable a filter will write: also GFX_ERR_INPUT for a layer
@@ -150,7 +151,7 @@ gfx_status gfx_ui_drawable_target (gint32 drawable, gfx_ui_rect *rect, gfx_error
 
 /* The babl format matching the drawable: u8 for 8-bit integer, u16 for 16-bit integer,
  * float for everything else; Y', Y'A, R'G'B' or R'G'B'A in the drawable's colour space.
- * NULL and GFX_ERR_INPUT for indexed drawables. */
+ * NULL and GFX_ERR_INPUT for a drawable that no longer exists or is indexed. */
 const Babl *gfx_ui_drawable_format (gint32 drawable, gfx_depth *depth, int *channels,
                                     gboolean *has_alpha, gfx_error *err);
 
