@@ -75,16 +75,26 @@ gfx_status cli_load (const char *path, gfx_image *img, char *note, size_t note_l
                      gfx_error *err);
 gfx_status cli_save (const char *path, const gfx_image *img, gfx_error *err);
 
-/* A file's own pixels, kept by cli_load_source where they are the core's samples in
- * another encoding (linear light, as EXR and HDR files hold), so that cli_save_result can
- * write back exactly the samples a filter left alone.  No buffer: nothing to keep. */
-typedef struct { struct _GeglBuffer *buffer; } cli_source;
+/* What cli_save_result needs of the file a filter read: its colour space (the core's
+ * samples are in it: cli_load_source converts the encoding, never the primaries), and
+ * its own pixels where they are the core's samples in another encoding (linear light, as
+ * EXR and HDR files hold), so that the samples a filter left alone are written back
+ * exactly.  No buffer: nothing to keep. */
+typedef struct
+{
+  struct _GeglBuffer *buffer;
+  const union _Babl *space;
+} cli_source;
 gfx_status cli_load_source (const char *path, gfx_image *img, cli_source *src, char *note,
                             size_t note_len, gfx_error *err);
-/* cli_save of out, the result of a filter on in as cli_load_source read it with src. */
+/* cli_save of out, the result of a filter on in as cli_load_source read it with src, in
+ * src's colour space.  in NULL: out is other pixels in that space (a comparison). */
 gfx_status cli_save_result (const char *path, const gfx_image *in, const gfx_image *out,
                             const cli_source *src, gfx_error *err);
 void cli_source_free (cli_source *src);
+/* Takes every chunk of that type out of the PNG file at path, in place (png_chunks.c).
+ * False when the file cannot be read or written back, or is not a whole PNG. */
+bool cli_png_drop_chunk (const char *path, const char type[4]);
 /* Removes a folder and the files in it (one level). */
 void cli_remove_dir (const char *dir);
 

@@ -71,14 +71,14 @@ parse_mask (const char *text, gfx_identify_params *p, gfx_error *err)
 }
 
 static gfx_status
-write_fragments (const char *path, const gfx_image *blurred, const gfx_identify_report *rep,
-                 gfx_error *err)
+write_fragments (const char *path, const gfx_image *blurred, const cli_source *src,
+                 const gfx_identify_report *rep, gfx_error *err)
 {
   gfx_image over;
   gfx_status st = gfx_fragments_overlay (blurred, rep->fragments, rep->n_fragments, &over, err);
   if (st == GFX_OK)
     {
-      st = cli_save (path, &over, err);
+      st = cli_save_result (path, NULL, &over, src, err);
       gfx_image_free (&over);
     }
   return st;
@@ -89,6 +89,7 @@ run (const identify_opts *o, const gfx_identify_params *p)
 {
   gfx_error err;
   gfx_image blurred = { 0 }, sharp = { 0 };
+  cli_source blurred_src = { NULL, NULL };
   gfx_iir_filter f;
   gfx_identify_report rep;
   char note[GFX_MSG_LEN], text[2048];
@@ -96,7 +97,7 @@ run (const identify_opts *o, const gfx_identify_params *p)
   if (o->fragments[0])
     st = cli_check_output (o->fragments, &err);
   if (st == GFX_OK)
-    st = cli_load (o->blurred, &blurred, note, sizeof note, &err);
+    st = cli_load_source (o->blurred, &blurred, &blurred_src, note, sizeof note, &err);
   if (st == GFX_OK && o->sharp[0])
     st = cli_load (o->sharp, &sharp, note, sizeof note, &err);
   if (st == GFX_OK)
@@ -108,9 +109,10 @@ run (const identify_opts *o, const gfx_identify_params *p)
       st = gfx_iir_write (o->output, &f, text, &err);
     }
   if (st == GFX_OK && o->fragments[0])
-    st = write_fragments (o->fragments, &blurred, &rep, &err);
+    st = write_fragments (o->fragments, &blurred, &blurred_src, &rep, &err);
   if (st == GFX_OK)
     printf ("%s\n", text);
+  cli_source_free (&blurred_src);
   gfx_image_free (&blurred);
   gfx_image_free (&sharp);
   return st == GFX_OK ? CLI_OK : cli_fail ("identify", cli_exit_code (st), "%s", err.msg);

@@ -52,7 +52,7 @@ write_outputs (const cli_filter *f, const cli_args *args, const gfx_image *in,
       st = cli_side_by_side (in, out, &both, &err);
       if (st == GFX_OK)
         {
-          st = cli_save (args->compare, &both, &err);
+          st = cli_save_result (args->compare, NULL, &both, src, &err);
           gfx_image_free (&both);
         }
     }

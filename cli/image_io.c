@@ -60,12 +60,12 @@ cli_io_shutdown (void)
 
 /* The babl format naming a core layout, perceptual ("Y'", "R'G'B'") as the core works. */
 const Babl *
-cli_layout_format (int colors, bool alpha, gfx_depth depth)
+cli_layout_format (int colors, bool alpha, gfx_depth depth, const Babl *space)
 {
   char name[64];
   snprintf (name, sizeof name, "%s%s %s", colors == 1 ? "Y'" : "R'G'B'", alpha ? "A" : "",
             depth == GFX_U8 ? "u8" : depth == GFX_U16 ? "u16" : "float");
-  return babl_format (name);
+  return babl_format_with_space (name, space);
 }
 
 /* PNG colour type 3 and GIF are palette images; GEGL hands them over as RGB(A). */
@@ -250,7 +250,10 @@ cli_source_free (cli_source *src)
 gfx_status
 cli_load (const char *path, gfx_image *img, char *note, size_t note_len, gfx_error *err)
 {
-  return cli_load_source (path, img, NULL, note, note_len, err);
+  cli_source src;
+  gfx_status st = cli_load_source (path, img, &src, note, note_len, err);
+  cli_source_free (&src);
+  return st;
 }
 
 gfx_status
@@ -258,8 +261,7 @@ cli_load_source (const char *path, gfx_image *img, cli_source *src, char *note,
                  size_t note_len, gfx_error *err)
 {
   memset (img, 0, sizeof *img);
-  if (src)
-    src->buffer = NULL;
+  *src = (cli_source) { NULL, NULL };
   note[0] = '\0';
   struct stat sb;
   bool known = stat (path, &sb) == 0; /* else fopen below says why */
@@ -295,10 +297,13 @@ cli_load_source (const char *path, gfx_image *img, cli_source *src, char *note,
               alpha ? "RGBA" : "RGB");
   gfx_status st = gfx_image_alloc (img, r->width, r->height, colors + (alpha ? 1 : 0), alpha,
                                    depth, err);
-  const Babl *work = cli_layout_format (colors, alpha, depth);
+  /* The file's own colour space: only the encoding changes, never the primaries (an
+   * Adobe RGB or Display P3 photograph keeps its gamut; an EXR its exact values). */
+  src->space = babl_format_get_space (gegl_buffer_get_format (buffer));
+  const Babl *work = cli_layout_format (colors, alpha, depth, src->space);
   if (st == GFX_OK)
     gegl_buffer_get (buffer, r, 1.0, work, img->pixels, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-  if (st == GFX_OK && src && same_samples_other_encoding (gegl_buffer_get_format (buffer), work))
+  if (st == GFX_OK && same_samples_other_encoding (gegl_buffer_get_format (buffer), work))
     src->buffer = buffer;
   else
     g_object_unref (buffer);

@@ -20,7 +20,8 @@ char *cli_gegl_said (void);
 void cli_capture_begin (const char *path, const char *what, int status, void (*cleanup) (void));
 /* Puts fd 2 back; said gets what was written to it (newlines as spaces). */
 void cli_capture_end (char *said, size_t len);
-/* The babl format of a core layout, perceptual ("Y' u8", "R'G'B'A float"). */
-const Babl *cli_layout_format (int colors, bool alpha, gfx_depth depth);
+/* The babl format of a core layout, perceptual ("Y' u8", "R'G'B'A float"), in space (a
+ * file's colour space; NULL: sRGB). */
+const Babl *cli_layout_format (int colors, bool alpha, gfx_depth depth, const Babl *space);
 
 #endif

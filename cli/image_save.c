@@ -220,14 +220,25 @@ write_png_1bit (const char *path, const gfx_image *img)
   return fclose (f) == 0 && ok;
 }
 
-/* img as the buffer to save: in the core's layout or, for a filter's result on in whose
- * file cli_load_source kept (src), in that file's own format with every sample the filter
- * left alone (img has it as in has it) as the file stored it. */
+/* Whether a saver's words on stderr say it failed.  libpng's warnings do not: libpng goes
+ * on after each (GEGL's PNG saver hands it an unset background colour for any image not in
+ * sRGB, which libpng drops with "Ignoring attempt to write 16-bit bKGD chunk ..."). */
+static bool
+codec_failed (const char *codec)
+{
+  static const char warning[] = "libpng warning:";
+  return codec[0] && (strncmp (codec, warning, sizeof warning - 1) != 0
+                      || strcasestr (codec, "error"));
+}
+
+/* img as the buffer to save: in the core's layout (in src's colour space) or, for a
+ * filter's result on in whose file cli_load_source kept (src), in that file's own format
+ * with every sample the filter left alone (img has it as in has it) as the file stored it. */
 static GeglBuffer *
 buffer_to_save (const gfx_image *in, const gfx_image *img, const cli_source *src)
 {
   const Babl *work = cli_layout_format (gfx_image_color_channels (img), img->has_alpha,
-                                        img->depth);
+                                        img->depth, src ? src->space : NULL);
   const GeglRectangle rect = { 0, 0, img->width, img->height };
   if (!in || !src || !src->buffer)
     {
@@ -274,9 +285,13 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
   long long free_before = free_blocks (pending_dir);
   char *said = cli_gegl_said (), codec[256] = "";
   said[0] = '\0';
-  bool written = true, own = true;
+  bool written = true, own = true, tidy = true;
   errno = 0;
-  if (!strcmp (op, "gegl:ppm-save") && !img->has_alpha)
+  /* A pixmap names no colour space: ours for sRGB samples, GEGL's (which converts to
+   * sRGB) for others.  Black and white are the same in every space. */
+  const Babl *space = src ? src->space : NULL;
+  if (!strcmp (op, "gegl:ppm-save") && !img->has_alpha
+      && (!space || space == babl_space ("sRGB")))
     written = write_pnm (tmp, img);
   else if (!strcmp (op, "gegl:png-save") && is_black_and_white (img))
     written = write_png_1bit (tmp, img);
@@ -288,6 +303,11 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
       write_buffer (buffer, op, tmp, img->depth);
       cli_capture_end (codec, sizeof codec);
       g_object_unref (buffer);
+      /* GEGL 0.4.42's PNG saver gives an image not in sRGB a background colour (bKGD) it
+       * never sets: 8-bit files lose it to a libpng warning, 16-bit ones keep whatever
+       * the memory held, different from run to run.  It means nothing: out it goes. */
+      if (!strcmp (op, "gegl:png-save") && space && space != babl_space ("sRGB"))
+        tidy = cli_png_drop_chunk (tmp, "bKGD");
     }
   int own_errno = errno;
   struct stat sb;
@@ -297,8 +317,9 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
    * missing or empty file, or write_stopped. */
   const char *why = stopped                       ? stopped
                     : own && !written             ? strerror (own_errno ? own_errno : EIO)
-                    : !own && (said[0] || codec[0]) ? (said[0] ? said : codec)
+                    : !own && (said[0] || codec_failed (codec)) ? (said[0] ? said : codec)
                     : !present                    ? "the saver wrote nothing"
+                    : !tidy                       ? "its PNG could not be read back"
                                                   : NULL;
   if (why)
     st = own ? gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", path, why)

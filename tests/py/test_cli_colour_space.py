@@ -1,0 +1,124 @@
+"""Files in a colour space other than sRGB (an ICC profile, an EXR's chromaticities): the
+command line works on the file's own samples and writes the result in the same space, as
+the plug-ins do with a layer.  Before, it converted to sRGB first: an Adobe RGB
+photograph lost the greens outside sRGB, a halftone of an EXR was not pure black and
+white, and writing such a PNG failed on a libpng warning.  Checked against the same
+samples without a profile (the filters must see the numbers the file holds), and against
+LittleCMS (Pillow's ImageCms) where a format cannot carry the space (PPM: sRGB)."""
+import io
+import os
+
+os.environ["OPENCV_IO_ENABLE_OPENEXR"] = "1"  # before cv2 is imported
+
+import numpy as np  # noqa: E402
+
+import gfxtest as T  # noqa: E402
+
+T.require_cli("colour spaces")
+import cv2  # noqa: E402
+from PIL import Image, ImageCms  # noqa: E402
+
+ICC = "/usr/share/color/icc/ghostscript"  # Debian's libgs-common
+
+
+def saturated(w, h, seed):
+    """Noise with a block of green far outside sRGB when read as Adobe RGB."""
+    img = T.noise(w, h, 3, np.uint8, seed=seed)
+    img[: h // 2, : w // 3] = (20, 230, 40)
+    return img
+
+
+def save_png(path, img, profile=None):
+    mode = "L" if img.ndim == 2 else "RGB"
+    kw = {"icc_profile": open(profile, "rb").read()} if profile else {}
+    Image.fromarray(img, mode).save(path, **kw)
+
+
+def read(path):
+    im = Image.open(path)
+    return np.asarray(im), im.info.get("icc_profile")
+
+
+def run(*args):
+    r = T.run_cli(*args, "--backend", "cpu", "--quiet")
+    return r.returncode == 0, r.stderr.strip()
+
+
+def check_tagged(d, name, img, profile):
+    """Each filter on the tagged file equals it on the same samples untagged.  GEGL's PNG
+    saver writes a profile for colour images only (a gray one goes untagged)."""
+    colour = img.ndim == 3
+    tagged, plain = os.path.join(d, name + ".png"), os.path.join(d, name + "-plain.png")
+    save_png(tagged, img, profile)
+    save_png(plain, img)
+    for cmd in (("halftone", "--levels", "7"), ("enhance", "--k0", "0.6", "--k1", "0.01")):
+        got = {}
+        for src in (tagged, plain):
+            out = src[:-4] + f"-{cmd[0]}.png"
+            ok, why = run(cmd[0], src, out, *cmd[1:])
+            got[src] = read(out) if ok else (None, why)
+        (res, icc), (want, _) = got[tagged], got[plain]
+        same = res is not None and want is not None and np.array_equal(res, want)
+        T.check(same, f"{name}: {cmd[0]} works on the file's own samples (as untagged)",
+                f"{icc if res is None else 'they differ'}")
+        if colour:
+            T.check(icc is not None, f"{name}: {cmd[0]} writes the PNG with a colour profile")
+    out, cmp = os.path.join(d, name + "-copy.png"), os.path.join(d, name + "-cmp.png")
+    ok, why = run("halftone", tagged, out, "--levels", "256", "--compare", cmp)
+    T.check(ok and np.array_equal(read(out)[0], img),
+            f"{name}: 256 levels give back every sample", why)
+    cmp_img, cmp_icc = read(cmp) if ok else (None, None)
+    T.check(ok and np.array_equal(cmp_img[:, : img.shape[1]], img)
+            and (cmp_icc is not None or not colour),
+            f"{name}: --compare keeps the samples" + (" and the profile" if colour else ""))
+    return tagged
+
+
+def check_ppm(d, tagged):
+    """PPM names no colour space: the samples go to sRGB, as LittleCMS converts them."""
+    out = os.path.join(d, "a98.ppm")
+    ok, why = run("halftone", tagged, out, "--levels", "256")
+    if not T.check(ok, "a98 -> PPM runs", why):
+        return
+    src = Image.open(tagged)
+    want = np.asarray(ImageCms.profileToProfile(
+        src, ImageCms.ImageCmsProfile(io.BytesIO(src.info["icc_profile"])),
+        ImageCms.createProfile("sRGB"), renderingIntent=ImageCms.Intent.RELATIVE_COLORIMETRIC))
+    got = np.asarray(Image.open(out))
+    err = np.abs(got.astype(int) - want).max()
+    T.check(err <= 2, "a98 -> PPM: converted to sRGB (within 2 of LittleCMS)", f"off by {err}")
+    T.check((got != np.asarray(src)).any(), "a98 -> PPM: the samples did change")
+
+
+def check_exr(d):
+    """GEGL writes an EXR's chromaticities, and reads them back as a colour space."""
+    tif, exr = os.path.join(d, "f.tif"), os.path.join(d, "f.exr")
+    T.save(tif, T.noise(33, 21, 3, np.float32, seed=5))
+    ok, why = run("bench", "--copy", tif, exr)
+    if not ok:
+        T.skip("EXR halftone", f"this GEGL cannot write OpenEXR: {why}")
+        return
+    for ext in (".exr", ".tif"):
+        out = os.path.join(d, "h" + ext)
+        ok, why = run("halftone", exr, out)
+        got = cv2.imread(out, cv2.IMREAD_UNCHANGED) if ok else None
+        levels = np.unique(got) if got is not None else why
+        T.check(got is not None and list(levels) == [0.0, 1.0],
+                f"EXR -> {ext}: a halftone is exactly 0 and 1", f"{levels}")
+
+
+def main():
+    with T.tmpdir() as d:
+        if not os.path.exists(os.path.join(ICC, "a98.icc")):
+            T.skip("ICC profiles", f"{ICC} missing (Debian's libgs-common)")
+        else:
+            tagged = check_tagged(d, "a98", saturated(41, 26, 1), os.path.join(ICC, "a98.icc"))
+            check_tagged(d, "sgray", T.noise(37, 22, 1, np.uint8, seed=2),
+                         os.path.join(ICC, "sgray.icc"))
+            check_ppm(d, tagged)
+        check_exr(d)
+    T.finish()
+
+
+if __name__ == "__main__":
+    main()
