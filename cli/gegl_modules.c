@@ -20,7 +20,7 @@
 
 #include <glib.h>
 
-#include "babl_cache.h"
+#include "babl_setup.h"
 #include "cli.h"
 #include "gegl_modules.h"
 

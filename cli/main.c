@@ -13,7 +13,7 @@
 #include "../common/enhance.h"
 #include "../common/halftone.h"
 #include "../common/iir.h"
-#include "babl_cache.h"
+#include "babl_setup.h"
 #include "cli.h"
 #include "cmd_bench.h"
 #include "cmd_identify.h"
@@ -85,7 +85,7 @@ main (int argc, char **argv)
 {
   /* Both set environment variables: before any thread (the GPU's warm-up) starts. */
   cli_gegl_modules_select ();
-  cli_babl_cache_private ();
+  cli_babl_setup ();
   int rc = dispatch (argc, argv);
   cli_io_shutdown ();
   return rc;

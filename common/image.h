@@ -74,6 +74,14 @@ void gfx_sample_set (gfx_image *img, size_t index, float v);
 /* Copies one channel into a float plane of width*height values (gfx_sample_get scale). */
 void gfx_image_get_plane (const gfx_image *img, int channel, float *plane);
 
+/* The tolerance gpufx gives babl (BABL_TOLERANCE) wherever it reads no fish cache (the
+ * command line; a plug-in without a dialog).  babl picks among the conversion chains
+ * within its tolerance by timing each one at first use, and the chains differ in the last
+ * bits of float samples: with its default (4.7e-6) the same file could give different
+ * results from run to run (error diffusion carries any such bit far).  At this value, its
+ * own "exact", only chains as good as its double-precision reference qualify. */
+#define GFX_BABL_TOLERANCE "0.0000000001"
+
 /* For a filter's result out of in (same layout), written back in a caller's own encoding
  * (result, and stored: the same samples as they were, sample_bytes each): every sample
  * that out has bit for bit as in has it takes its stored value, so what the filter left

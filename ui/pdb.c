@@ -89,9 +89,15 @@ gfx_ui_run_begin (int nparams, const GimpParam *param)
   /* babl 0.1.98 fills 256 MB at start to time lookup tables whenever its fish cache holds
    * an 8-bit conversion (GIMP's always does): ~0.2 s a run.  Without a dialog nothing
    * calls babl_exit (libgimpwidgets does, at exit, once gimp_ui_init ran; GEGL's exit is
-   * never called here), so the cache can go unread without being overwritten. */
+   * never called here), so the cache can go unread without being overwritten.  Unread,
+   * babl times its conversion chains afresh each run: GFX_BABL_TOLERANCE keeps a linear or
+   * float layer's result the same from run to run.  (With a dialog, GIMP's cache chooses;
+   * a tolerance of our own there would make babl drop that cache and write it anew.) */
   if (nparams < 1 || param[0].data.d_int32 != GIMP_RUN_INTERACTIVE)
-    g_setenv ("BABL_INHIBIT_CACHE", "1", FALSE);
+    {
+      g_setenv ("BABL_INHIBIT_CACHE", "1", FALSE);
+      g_setenv ("BABL_TOLERANCE", GFX_BABL_TOLERANCE, FALSE);
+    }
   gegl_init (NULL, NULL);
 }
 

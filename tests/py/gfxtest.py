@@ -156,3 +156,13 @@ def box_blur(img, r):
     k = 2 * r + 1
     s = c[k:, k:] - c[:-k, k:] - c[k:, :-k] + c[:-k, :-k]
     return s / (k * k)
+
+
+def babl_ticks_shuffle(tmp):
+    """Builds tests/support/babl_ticks_shuffle.c into tmp; returns the library's path (for
+    LD_PRELOAD: babl then picks its conversion chains by a seeded coin, not by timing)."""
+    lib = os.path.join(tmp, "babl_ticks_shuffle.so")
+    src = os.path.join(ROOT, "tests", "support", "babl_ticks_shuffle.c")
+    subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2", src, "-o", lib],
+                   check=True)
+    return lib

@@ -1,4 +1,4 @@
-"""The command line and babl's fish cache (cli/babl_cache.c): gpufx neither reads the user's
+"""The command line and babl's fish cache (cli/babl_setup.c): gpufx neither reads the user's
 cache (babl 0.1.98 spends ~0.2 s at start timing lookup tables once that cache holds an 8-bit
 conversion, as GIMP's does) nor overwrites it as babl exits: babl writes into gpufx's own
 cache folder instead. Checked on real photographs, with the user's cache file left byte for
