@@ -298,8 +298,11 @@ cli_load_source (const char *path, gfx_image *img, cli_source *src, char *note,
   gfx_status st = gfx_image_alloc (img, r->width, r->height, colors + (alpha ? 1 : 0), alpha,
                                    depth, err);
   /* The file's own colour space: only the encoding changes, never the primaries (an
-   * Adobe RGB or Display P3 photograph keeps its gamut; an EXR its exact values). */
+   * Adobe RGB or Display P3 photograph keeps its gamut; an EXR its exact values).  CMYK
+   * has no R'G'B' of its own: such files become sRGB, as GIMP 2.10 loads them. */
   src->space = babl_format_get_space (gegl_buffer_get_format (buffer));
+  if (babl_space_is_cmyk (src->space))
+    src->space = babl_space ("sRGB");
   const Babl *work = cli_layout_format (colors, alpha, depth, src->space);
   if (st == GFX_OK)
     gegl_buffer_get (buffer, r, 1.0, work, img->pixels, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);

@@ -90,6 +90,31 @@ def check_ppm(d, tagged):
     T.check((got != np.asarray(src)).any(), "a98 -> PPM: the samples did change")
 
 
+def check_cmyk(d):
+    """CMYK has no R'G'B' of its own: the filters get sRGB (as GIMP 2.10 loads such a
+    file), and a JPEG result is an RGB one."""
+    # Flat 16x16 patches: JPEG decoders differ in their chroma upsampling at edges.
+    colours = np.array([[200, 30, 40], [40, 120, 200], [230, 220, 60], [90, 90, 90]], np.uint8)
+    rgb = np.kron(colours.reshape(2, 2, 3), np.ones((16, 16, 1), np.uint8))
+    src = os.path.join(d, "cmyk.jpg")
+    Image.fromarray(rgb).convert("CMYK").save(
+        src, quality=95, icc_profile=open(os.path.join(ICC, "default_cmyk.icc"), "rb").read())
+    cmyk = Image.open(src)
+    want = np.asarray(ImageCms.profileToProfile(
+        cmyk, ImageCms.ImageCmsProfile(io.BytesIO(cmyk.info["icc_profile"])),
+        ImageCms.createProfile("sRGB"), outputMode="RGB"))
+    for ext in (".png", ".jpg"):
+        out = os.path.join(d, "cmyk-out" + ext)
+        ok, why = run("halftone", src, out, "--levels", "256")
+        im = Image.open(out) if ok else None
+        diff = np.abs(np.asarray(im).astype(int) - want) if im and im.mode == "RGB" else None
+        err = None if diff is None else max(diff[y + 4:y + 12, x + 4:x + 12].max()
+                                            for y in (0, 16) for x in (0, 16))
+        T.check(ok and im.mode == "RGB" and err <= 8,
+                f"CMYK JPEG -> {ext}: RGB, within 8 of LittleCMS's sRGB",
+                f"{why if not ok else im.mode} off by {err}")
+
+
 def check_exr(d):
     """GEGL writes an EXR's chromaticities, and reads them back as a colour space."""
     tif, exr = os.path.join(d, "f.tif"), os.path.join(d, "f.exr")
@@ -116,6 +141,7 @@ def main():
             check_tagged(d, "sgray", T.noise(37, 22, 1, np.uint8, seed=2),
                          os.path.join(ICC, "sgray.icc"))
             check_ppm(d, tagged)
+            check_cmyk(d)
         check_exr(d)
     T.finish()
 
