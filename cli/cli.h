@@ -92,9 +92,6 @@ gfx_status cli_load_source (const char *path, gfx_image *img, cli_source *src, c
 gfx_status cli_save_result (const char *path, const gfx_image *in, const gfx_image *out,
                             const cli_source *src, gfx_error *err);
 void cli_source_free (cli_source *src);
-/* Takes every chunk of that type out of the PNG file at path, in place (png_chunks.c).
- * False when the file cannot be read or written back, or is not a whole PNG. */
-bool cli_png_drop_chunk (const char *path, const char type[4]);
 /* Removes a folder and the files in it (one level). */
 void cli_remove_dir (const char *dir);
 

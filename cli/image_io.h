@@ -23,5 +23,8 @@ void cli_capture_end (char *said, size_t len);
 /* The babl format of a core layout, perceptual ("Y' u8", "R'G'B'A float"), in space (a
  * file's colour space; NULL: sRGB). */
 const Babl *cli_layout_format (int colors, bool alpha, gfx_depth depth, const Babl *space);
+/* Takes every chunk of that type out of the PNG file at path, in place (png_chunks.c).
+ * False when the file cannot be read or written back, or is not a whole PNG. */
+bool cli_png_drop_chunk (const char *path, const char type[4]);
 
 #endif

@@ -289,9 +289,8 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
   errno = 0;
   /* A pixmap names no colour space: ours for sRGB samples, GEGL's (which converts to
    * sRGB) for others.  Black and white are the same in every space. */
-  const Babl *space = src ? src->space : NULL;
-  if (!strcmp (op, "gegl:ppm-save") && !img->has_alpha
-      && (!space || space == babl_space ("sRGB")))
+  const bool srgb = !src || !src->space || src->space == babl_space ("sRGB");
+  if (!strcmp (op, "gegl:ppm-save") && !img->has_alpha && srgb)
     written = write_pnm (tmp, img);
   else if (!strcmp (op, "gegl:png-save") && is_black_and_white (img))
     written = write_png_1bit (tmp, img);
@@ -306,7 +305,7 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
       /* GEGL 0.4.42's PNG saver gives an image not in sRGB a background colour (bKGD) it
        * never sets: 8-bit files lose it to a libpng warning, 16-bit ones keep whatever
        * the memory held, different from run to run.  It means nothing: out it goes. */
-      if (!strcmp (op, "gegl:png-save") && space && space != babl_space ("sRGB"))
+      if (!strcmp (op, "gegl:png-save") && !srgb)
         tidy = cli_png_drop_chunk (tmp, "bKGD");
     }
   int own_errno = errno;

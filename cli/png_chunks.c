@@ -1,10 +1,10 @@
-/* Taking one kind of chunk out of a PNG file (see cli.h). */
+/* Taking one kind of chunk out of a PNG file (see image_io.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "image_io.h"
 
 static uint32_t
 be32 (const unsigned char *p)
