@@ -171,6 +171,27 @@ write_pnm (const char *path, const gfx_image *img)
   return fclose (f) == 0 && ok;
 }
 
+/* A pixmap names no colour space: samples in another space (NULL: sRGB) go to sRGB first,
+ * as GEGL's own saver would do (which writes even gray images as RGB pixmaps). */
+static bool
+write_pnm_srgb (const char *path, const gfx_image *img, const Babl *space)
+{
+  if (!space || space == babl_space ("sRGB"))
+    return write_pnm (path, img);
+  gfx_image srgb;
+  gfx_error err;
+  if (gfx_image_alloc (&srgb, img->width, img->height, img->channels, false, img->depth, &err)
+      != GFX_OK)
+    return false;
+  const int colors = gfx_image_color_channels (img);
+  babl_process (babl_fish (cli_layout_format (colors, false, img->depth, space),
+                           cli_layout_format (colors, false, img->depth, NULL)),
+                img->pixels, srgb.pixels, (long) img->width * img->height);
+  bool ok = write_pnm (path, &srgb);
+  gfx_image_free (&srgb);
+  return ok;
+}
+
 /* An 8-bit gray image holding only 0 and 255 (a black-and-white halftone) is written as a
  * 1-bit PNG: every reader gives back the same 0 and 255, the file is several times
  * smaller, and it is written several times faster than GEGL's 8-bit PNG. */
@@ -287,12 +308,10 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
   said[0] = '\0';
   bool written = true, own = true, tidy = true;
   errno = 0;
-  /* A pixmap names no colour space: ours for sRGB samples, GEGL's (which converts to
-   * sRGB) for others.  Black and white are the same in every space. */
-  const bool srgb = !src || !src->space || src->space == babl_space ("sRGB");
-  if (!strcmp (op, "gegl:ppm-save") && !img->has_alpha && srgb)
-    written = write_pnm (tmp, img);
-  else if (!strcmp (op, "gegl:png-save") && is_black_and_white (img))
+  const Babl *space = src ? src->space : NULL;
+  if (!strcmp (op, "gegl:ppm-save") && !img->has_alpha)
+    written = write_pnm_srgb (tmp, img, space);
+  else if (!strcmp (op, "gegl:png-save") && is_black_and_white (img)) /* in any space */
     written = write_png_1bit (tmp, img);
   else
     {
@@ -305,7 +324,7 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
       /* GEGL 0.4.42's PNG saver gives an image not in sRGB a background colour (bKGD) it
        * never sets: 8-bit files lose it to a libpng warning, 16-bit ones keep whatever
        * the memory held, different from run to run.  It means nothing: out it goes. */
-      if (!strcmp (op, "gegl:png-save") && !srgb)
+      if (!strcmp (op, "gegl:png-save") && space && space != babl_space ("sRGB"))
         tidy = cli_png_drop_chunk (tmp, "bKGD");
     }
   int own_errno = errno;
