@@ -171,12 +171,19 @@ write_pnm (const char *path, const gfx_image *img)
   return fclose (f) == 0 && ok;
 }
 
-/* A pixmap names no colour space: samples in another space (NULL: sRGB) go to sRGB first,
- * as GEGL's own saver would do (which writes even gray images as RGB pixmaps). */
+/* Whether samples in space (a file's; NULL when none was read) are sRGB's. */
+static bool
+is_srgb (const Babl *space)
+{
+  return !space || space == babl_space ("sRGB");
+}
+
+/* A pixmap names no colour space: samples in another space go to sRGB first, as GEGL's
+ * own saver would do (which writes even gray images as RGB pixmaps). */
 static bool
 write_pnm_srgb (const char *path, const gfx_image *img, const Babl *space)
 {
-  if (!space || space == babl_space ("sRGB"))
+  if (is_srgb (space))
     return write_pnm (path, img);
   gfx_image srgb;
   gfx_error err;
@@ -324,7 +331,7 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
       /* GEGL 0.4.42's PNG saver gives an image not in sRGB a background colour (bKGD) it
        * never sets: 8-bit files lose it to a libpng warning, 16-bit ones keep whatever
        * the memory held, different from run to run.  It means nothing: out it goes. */
-      if (!strcmp (op, "gegl:png-save") && space && space != babl_space ("sRGB"))
+      if (!strcmp (op, "gegl:png-save") && !is_srgb (space))
         tidy = cli_png_drop_chunk (tmp, "bKGD");
     }
   int own_errno = errno;
