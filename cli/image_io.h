@@ -26,5 +26,9 @@ const Babl *cli_layout_format (int colors, bool alpha, gfx_depth depth, const Ba
 /* Takes every chunk of that type out of the PNG file at path, in place (png_chunks.c).
  * False when the file cannot be read or written back, or is not a whole PNG. */
 bool cli_png_drop_chunk (const char *path, const char type[4]);
+/* The profile babl made for space, the one GEGL's savers embed, with every byte babl left
+ * unset (stack garbage) made zero; profiles read from files are left as they are
+ * (icc_tidy.c).  Before saving. */
+void cli_icc_tidy (const Babl *space);
 
 #endif

@@ -324,6 +324,7 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
     {
       own = false;
       GeglBuffer *buffer = buffer_to_save (in, img, src);
+      cli_icc_tidy (babl_format_get_space (gegl_buffer_get_format (buffer)));
       cli_capture_begin (path, "could not be written", CLI_FAILED, discard_pending);
       write_buffer (buffer, op, tmp, img->depth);
       cli_capture_end (codec, sizeof codec);

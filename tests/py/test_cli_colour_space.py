@@ -4,13 +4,18 @@ the plug-ins do with a layer.  Before, it converted to sRGB first: an Adobe RGB
 photograph lost the greens outside sRGB, a halftone of an EXR was not pure black and
 white, and writing such a PNG failed on a libpng warning.  Checked against the same
 samples without a profile (the filters must see the numbers the file holds), and against
-LittleCMS (Pillow's ImageCms) where a format cannot carry the space (PPM: sRGB)."""
+LittleCMS (Pillow's ImageCms) where a format cannot carry the space (PPM: sRGB).
+The profiles babl makes for such spaces (and for sRGB) go into TIFF, JPEG and PNG files
+without the stack bytes babl leaves in them (cli/icc_tidy.c)."""
+import hashlib
 import io
 import os
+import struct
 
 os.environ["OPENCV_IO_ENABLE_OPENEXR"] = "1"  # before cv2 is imported
 
 import numpy as np  # noqa: E402
+import tifffile  # noqa: E402
 
 import gfxtest as T  # noqa: E402
 
@@ -124,13 +129,14 @@ def check_cmyk(d):
 
 
 def check_exr(d):
-    """GEGL writes an EXR's chromaticities, and reads them back as a colour space."""
+    """GEGL writes an EXR's chromaticities, and reads them back as a colour space.  The
+    EXR's path, or None where this GEGL cannot write one."""
     tif, exr = os.path.join(d, "f.tif"), os.path.join(d, "f.exr")
     T.save(tif, T.noise(33, 21, 3, np.float32, seed=5))
     ok, why = run("bench", "--copy", tif, exr)
     if not ok:
         T.skip("EXR halftone", f"this GEGL cannot write OpenEXR: {why}")
-        return
+        return None
     for ext in (".exr", ".tif"):
         out = os.path.join(d, "h" + ext)
         ok, why = run("halftone", exr, out)
@@ -138,6 +144,74 @@ def check_exr(d):
         levels = np.unique(got) if got is not None else why
         T.check(got is not None and list(levels) == [0.0, 1.0],
                 f"EXR -> {ext}: a halftone is exactly 0 and 1", f"{levels}")
+    return exr
+
+
+def icc_faults(icc):
+    """What in an ICC profile breaks the ICC specification's rules for bytes no field
+    defines: reserved header bytes and the padding between tags are zero, the profile ID
+    is zero or the profile's MD5, a text tag ends in NUL, a v2 description's ASCII part is
+    followed by zeros (no Unicode or ScriptCode part).  babl sets no platform, flags,
+    device or attributes: they must be zero too."""
+    faults = []
+    if len(icc) < 132 or struct.unpack(">I", icc[:4])[0] != len(icc):
+        return ["not a whole profile"]
+    for name, a, b in (("bytes 10-11", 10, 12), ("platform", 40, 44), ("flags", 44, 48),
+                       ("device", 48, 56), ("attributes", 56, 64), ("reserved", 100, 128)):
+        if any(icc[a:b]):
+            faults.append(f"{name} {icc[a:b].hex()}")
+    zeroed = bytearray(icc)
+    zeroed[44:48] = zeroed[64:68] = bytes(4)
+    zeroed[84:100] = bytes(16)
+    if any(icc[84:100]) and icc[84:100] != hashlib.md5(zeroed).digest():
+        faults.append(f"profile ID {icc[84:100].hex()} is not the MD5")
+    n = struct.unpack(">I", icc[128:132])[0]
+    covered = bytearray(len(icc))
+    covered[: 132 + 12 * n] = b"\1" * (132 + 12 * n)
+    for t in range(n):
+        sig, at, size = struct.unpack(">4sII", icc[132 + 12 * t: 144 + 12 * t])
+        tag = icc[at: at + size]
+        covered[at: at + size] = b"\1" * len(tag)
+        if tag[:4] == b"text" and tag[-1:] != b"\0":
+            faults.append(f"{sig.decode()} text not closed by NUL: {tag[-4:]}")
+        if tag[:4] == b"desc":
+            count = struct.unpack(">I", tag[8:12])[0]
+            if tag[11 + count: 12 + count] != b"\0" or any(tag[12 + count:]):
+                faults.append(f"{sig.decode()} has bytes after its text: {tag[12 + count:][:8]}")
+    gaps = [i for i in range(len(icc)) if not covered[i] and icc[i]]
+    if gaps:
+        faults.append(f"{len(gaps)} bytes outside every tag, at {gaps[:4]}")
+    return faults
+
+
+def embedded_icc(path):
+    """The ICC profile a TIFF (Pillow reads no float RGB TIFF), JPEG or PNG carries."""
+    if path.endswith(".tif"):
+        tag = tifffile.TiffFile(path).pages[0].tags.get(34675)
+        return bytes(tag.value) if tag else None
+    return Image.open(path).info.get("icc_profile")
+
+
+def check_babl_profiles(d, exr):
+    """Files written from an EXR (its chromaticities) and from an sRGB PNG carry babl's
+    profile for that space: valid, readable by LittleCMS, and the same bytes every run."""
+    png = os.path.join(d, "srgb.png")
+    save_png(png, T.noise(29, 17, 3, np.uint8, seed=4))
+    cases = [(png, ".tif"), (png, ".jpg")] + [(exr, e) for e in (".tif", ".jpg", ".png")
+                                              if exr]
+    for src, ext in cases:
+        name = f"{os.path.basename(src)} -> {ext}"
+        outs = [os.path.join(d, f"icc{i}{ext}") for i in (1, 2)]
+        ok = all(run("enhance", src, out)[0] for out in outs)
+        icc = embedded_icc(outs[0]) if ok else None
+        if not T.check(icc is not None, f"{name}: written with a colour profile"):
+            continue
+        faults = icc_faults(icc)
+        T.check(not faults, f"{name}: the profile has no stray bytes", "; ".join(faults))
+        desc = ImageCms.getProfileDescription(ImageCms.ImageCmsProfile(io.BytesIO(icc)))
+        T.check(desc.strip() == "babl profile", f"{name}: LittleCMS reads the profile", desc)
+        T.check(open(outs[0], "rb").read() == open(outs[1], "rb").read(),
+                f"{name}: the same bytes on a second run")
 
 
 def main():
@@ -151,7 +225,7 @@ def main():
             check_pnm(d, a98, ".ppm")
             check_pnm(d, sgray, ".pgm")
             check_cmyk(d)
-        check_exr(d)
+        check_babl_profiles(d, check_exr(d))
     T.finish()
 
 
