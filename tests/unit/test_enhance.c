@@ -7,6 +7,7 @@
 #include "../../common/enhance.h"
 #include "../../common/enhance_math.h"
 #include "check.h"
+#include "support_cancel.h"
 #include "support_enhance.h"
 #include "support_images.h"
 
@@ -352,6 +353,66 @@ cancel_now (void *ctx, double f)
   (void) ctx, (void) f;
 }
 
+static bool
+same_image (const gfx_image *a, const gfx_image *b)
+{
+  return a->pixels && b->pixels && gfx_image_bytes (a) == gfx_image_bytes (b)
+         && !memcmp (a->pixels, b->pixels, gfx_image_bytes (a));
+}
+
+static void
+cancel_in_output_stage (void *ctx, double fraction)
+{
+  if (fraction >= 0.95) /* the last tenth writes the output */
+    gfx_progress_cancel (ctx);
+}
+
+/* A cancel from another thread (as GIMP's comes) at some moment of a run on all workers:
+ * in the totals, the decisions (a plane at a time, per channel) or the output.  Every
+ * run ends (test_hang_guard), cancelled with nothing allocated or finished and equal to
+ * an uncancelled run. */
+static void
+test_cancel_midway (void)
+{
+  gfx_image in, ref = { 0 }, ref_mask = { 0 };
+  gfx_error err;
+  gfx_image_alloc (&in, 1600, 1200, 3, false, GFX_U16, &err);
+  unsigned state = 99;
+  test_fill_patches (&in, &state, 40, 30, 0);
+  gfx_enhance_params p = test_enhance_case (9, 1, GFX_RULE_3RD);
+  gfx_status st = gfx_enhance_cpu (&in, &ref, &ref_mask, &p, NULL, &err);
+  CHECK (st == GFX_OK, "uncancelled 1600x1200 RGB 16-bit per channel (status %d)", st);
+  int runs = 0, cancelled = 0, equal = 0;
+  test_hang_guard (300, "enhance cancel");
+  for (long delay_us = 100; delay_us <= 200000; delay_us *= 3, runs++)
+    {
+      gfx_progress prog;
+      gfx_progress_init (&prog, NULL, NULL);
+      test_late_cancel ui;
+      gfx_image out = { 0 }, mask = { 0 };
+      test_cancel_after (&ui, &prog, delay_us);
+      st = gfx_enhance_cpu (&in, &out, &mask, &p, &prog, &err);
+      test_cancel_join (&ui);
+      cancelled += st == GFX_ERR_CANCELLED && !out.pixels && !mask.pixels;
+      equal += st == GFX_OK && same_image (&out, &ref) && same_image (&mask, &ref_mask);
+      gfx_image_free (&out);
+      gfx_image_free (&mask);
+    }
+  gfx_progress prog;
+  gfx_progress_init (&prog, cancel_in_output_stage, &prog);
+  gfx_image out = { 0 }, mask = { 0 };
+  st = gfx_enhance_cpu (&in, &out, &mask, &p, &prog, &err);
+  test_hang_guard (0, "");
+  CHECK (cancelled + equal == runs && cancelled > 0,
+         "cancel from another thread midway: %d runs, %d cancelled with nothing allocated, "
+         "%d finished equal", runs, cancelled, equal);
+  CHECK (st == GFX_ERR_CANCELLED && !out.pixels && !mask.pixels,
+         "cancel while the output is written: cancelled, nothing allocated (status %d)", st);
+  gfx_image_free (&ref);
+  gfx_image_free (&ref_mask);
+  gfx_image_free (&in);
+}
+
 static void
 test_cancel (void)
 {
@@ -461,6 +522,7 @@ main (void)
   test_brute_force ();
   test_region ();
   test_cancel ();
+  test_cancel_midway ();
   test_gpu ();
   return check_exit_status ();
 }

@@ -4,20 +4,18 @@
  * GPUFX_PERF=1 instead times 8192 x 8192 gray 8-bit Floyd-Steinberg (not a check;
  * GPUFX_PERF_SIZE=N, GPUFX_PERF_KERNEL=index change it). */
 #include <math.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "../../common/halftone.h"
 #include "../../common/halftone_cpu.h"
 #include "../../common/halftone_internal.h"
 #include "../../common/pool.h"
 #include "check.h"
+#include "support_cancel.h"
 #include "test_rng.h"
 
 static uint32_t rng_state = 12345;
@@ -322,35 +320,10 @@ check_cancel (void)
   gfx_image_free (&in);
 }
 
-typedef struct {
-  gfx_progress *progress;
-  long delay_ns;
-} late_cancel;
-
-static void *
-cancel_later (void *ctx)
-{
-  late_cancel *c = ctx;
-  struct timespec t = { 0, c->delay_ns };
-  nanosleep (&t, NULL);
-  gfx_progress_cancel (c->progress);
-  return NULL;
-}
-
-static void
-hung (int sig)
-{
-  (void) sig;
-  static const char msg[] = "FAIL cancel: a run did not end within 300 s (a worker hangs)\n";
-  ssize_t n = write (1, msg, sizeof msg - 1);
-  (void) n;
-  _exit (1);
-}
-
 /* A cancel while the wavefront runs on several workers (an image past the one-thread
  * size), from another thread at some moment as GIMP's would come, with more workers than
  * cores so that some of them are asleep in a wait for the band above: every run ends
- * (alarm: a hang is a failure), cancelled with nothing allocated, or done and exact. */
+ * (test_hang_guard: a hang is a failure), cancelled or finished and exact. */
 static void
 check_cancel_wavefront (void)
 {
@@ -365,13 +338,12 @@ check_cancel_wavefront (void)
         set_threads (threads);
         gfx_progress progress;
         gfx_progress_init (&progress, NULL, NULL);
-        late_cancel c = { &progress, delay_us * 1000 };
-        pthread_t ui;
-        pthread_create (&ui, NULL, cancel_later, &c);
+        test_late_cancel ui;
+        test_cancel_after (&ui, &progress, delay_us);
         out = (gfx_image) { 0 };
         gfx_image_alloc (&out, in.width, in.height, in.channels, in.has_alpha, in.depth, &err);
         gfx_status st = gfx_halftone_cpu (&in, &out, GFX_KERNEL_FS, 2, &progress, &err);
-        pthread_join (ui, NULL);
+        test_cancel_join (&ui);
         cancelled += st == GFX_ERR_CANCELLED;
         exact += st == GFX_OK && same_pixels (&out, &ref);
         gfx_image_free (&out);
@@ -518,11 +490,10 @@ main (void)
   check_tone ();
   check_mid_grey ();
   check_alpha_and_validation ();
-  signal (SIGALRM, hung); /* a cancel that leaves a worker waiting must fail, not hang */
-  alarm (300);
+  test_hang_guard (300, "cancel");
   check_cancel ();
   check_cancel_wavefront ();
-  alarm (0);
+  test_hang_guard (0, "");
   check_thread_choice_and_retire ();
   return check_exit_status ();
 }
