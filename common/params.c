@@ -176,7 +176,8 @@ gfx_param_parse (const gfx_param_desc *d, void *values, const char *text, gfx_er
     {
     case GFX_PT_STRING:
       if (strlen (text) >= GFX_PATH_LEN)
-        return gfx_fail (err, GFX_ERR_PARAM, "%s: the file name is too long", d->name);
+        return gfx_fail (err, GFX_ERR_PARAM, "%s: the file name is too long (%zu bytes; at most %d)",
+                         d->name, strlen (text), GFX_PATH_LEN - 1);
       gfx_param_put_string (d, values, text);
       return GFX_OK;
     case GFX_PT_ENUM:

@@ -131,13 +131,10 @@ gfx_ui_read_args (const gfx_param_set *set, int nparams, const GimpParam *param,
         {
         case GFX_PT_FLOAT: gfx_param_put (d, values, p->data.d_float); break;
         case GFX_PT_DRAWABLE: gfx_param_put (d, values, p->data.d_drawable); break;
-        case GFX_PT_STRING:
-          if (p->data.d_string && strlen (p->data.d_string) >= GFX_PATH_LEN)
-            {
-              gfx_fail (err, GFX_ERR_PARAM, "%s: the file name is too long", d->name);
-              return GIMP_PDB_CALLING_ERROR;
-            }
-          gfx_param_put_string (d, values, p->data.d_string);
+        case GFX_PT_STRING: /* the CLI's rule (its length) */
+          if (gfx_param_parse (d, values, p->data.d_string ? p->data.d_string : "", err)
+              != GFX_OK)
+            return GIMP_PDB_CALLING_ERROR;
           break;
         default: gfx_param_put (d, values, p->data.d_int32); break;
         }

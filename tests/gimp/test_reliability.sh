@@ -16,6 +16,7 @@ gimp_setup gimp/reliability
 mkdir "$work/folder.iir"; mkfifo "$work/fifo.iir"
 printf 'gpufx-iir 1\nmask 1 1\nq1 a 1\nq1 b 1\nq2 a 1\nq2 b 2\n' >"$work/bad.iir"
 { echo 'gpufx-iir 1'; echo 'mask 1 2'; for q in 1 2 3 4; do echo "q$q a 1 0"; echo "q$q b 1 -2"; done; } >"$work/unstable.iir"
+long_path='(make-string 5000 #\d)' # Script-Fu reads no string literal that long
 NAN='(- (exp 1000.0) (exp 1000.0))'
 INF='(exp 1000.0)'
 
@@ -82,7 +83,8 @@ bad_calls bad-iir-deblur plug-in-gpufx-iir-deblur \
   "\"$work/fifo.iir\" 0" 'fifo.iir.*not a regular file' \
   "\"$work/bad.iir\" 0" 'bad.iir:6: .*b\(0,0\) must be 1' \
   "\"$work/unstable.iir\" 0" 'unstable.iir.* unstable' \
-  "\"$work/unstable.iir\" 3" 'backend = 3 .*gpu'
+  "\"$work/unstable.iir\" 3" 'backend = 3 .*gpu' \
+  "$long_path 0" 'filter-file: the file name is too long \(5000 bytes; at most 4095\)'
 
 bad_calls bad-iir-identify plug-in-gpufx-iir-identify \
   "-1 0 3 0 \"$work/never.iir\"" 'mask-rows = 0 .*1 to 7' \
@@ -91,7 +93,8 @@ bad_calls bad-iir-identify plug-in-gpufx-iir-identify \
   "-1 3 8 0 \"$work/never.iir\"" 'mask-cols = 8 .*1 to 7' \
   "-1 3 3 2 \"$work/never.iir\"" 'method = 2 .*ls' \
   "-1 3 3 0 \"\"" 'filter-file' \
-  "-1 3 3 0 \"$work/no/such/dir/f.iir\"" 'iir-identify'
+  "-1 3 3 0 \"$work/no/such/dir/f.iir\"" 'iir-identify' \
+  "-1 3 3 0 $long_path" 'filter-file: the file name is too long \(5000 bytes'
 [ -e "$work/never.iir" ] && fail "identify: no filter file after bad calls" "written" \
   || pass "identify: no filter file after bad calls"
 

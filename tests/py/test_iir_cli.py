@@ -99,6 +99,10 @@ def main():
         r = T.run_cli("deblur", src, out, "--backend", "cpu")
         T.check(r.returncode == 2 and "--filter" in r.stderr, "deblur without --filter: exit 2",
                 r.stderr)
+        r = T.run_cli("deblur", src, out, "--filter", "/d" * 2500, "--backend", "cpu")
+        T.check(r.returncode == 2 and r.stderr.count("\n") == 1 and
+                "filter-file: the file name is too long (5000 bytes; at most 4095)" in r.stderr,
+                "a 5000-byte --filter: exit 2, one line with the length and the limit", r.stderr)
     T.finish()
 
 
