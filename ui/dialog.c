@@ -7,7 +7,15 @@
 void
 gfx_dialog_show_status (gfx_dialog *dlg)
 {
-  gtk_label_set_text (GTK_LABEL (dlg->status), dlg->message ? dlg->message : dlg->last_render);
+  GtkLabel *label = GTK_LABEL (dlg->status);
+  /* The backend/time line is one line, cut at the dialog's edge; a message (why a preview
+   * or a run failed) is wrapped at that width instead, to be read whole. */
+  gboolean wrap = dlg->message != NULL;
+  gint width = dlg->status->allocation.width;
+  gtk_widget_set_size_request (dlg->status, wrap && width > 1 ? width : -1, -1);
+  gtk_label_set_ellipsize (label, wrap ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
+  gtk_label_set_line_wrap (label, wrap);
+  gtk_label_set_text (label, dlg->message ? dlg->message : dlg->last_render);
 }
 
 void

@@ -59,7 +59,8 @@ render_release (preview_render *r)
 
 /* Test hook: GPUFX_DIALOG_PREVIEW_DUMP=FILE writes each drawn preview as 8-bit PNM
  * (P5 gray, P6 RGB, P7 otherwise) with its position in the drawable as a "# at X Y"
- * comment, so a test can compare it with the filter's result on the whole drawable. */
+ * comment, so a test can compare it with the filter's result on the whole drawable; a
+ * render that failed writes the status line's message instead, as a line of text. */
 static void
 dump_for_tests (gfx_dialog *dlg, const guchar *buf, int width, int height, int channels)
 {
@@ -118,6 +119,9 @@ render_done (gpointer data)
     {
       gchar *text = g_strdup_printf (_("Preview failed: %s"), r->err.msg);
       gfx_dialog_set_message (dlg, text);
+      const char *path = g_getenv ("GPUFX_DIALOG_PREVIEW_DUMP");
+      if (path)
+        g_file_set_contents (path, text, -1, NULL);
       g_free (text);
     }
   render_release (r);
