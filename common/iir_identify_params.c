@@ -17,10 +17,10 @@ static const gfx_param_desc identify_params[] = {
     .help = N_("Sharp layer of the same size as the blurred one; -1 = find edge fragments "
                "automatically"),
     .def = -1, .min = -1, .max = INT_MAX, .auto_label = "automatic" },
-  { .name = "mask-rows", .label = N_("Mask _rows"), .type = GFX_PT_INT,
+  { .name = "mask-rows", .label = N_("Mask ro_ws"), .type = GFX_PT_INT,
     .offset = FIELD (mask_rows), .help = N_("Rows M1 of each quadrant's mask"), .def = 3,
     .min = 1, .max = GFX_IIR_MAX_MASK },
-  { .name = "mask-cols", .label = N_("Mask _columns"), .type = GFX_PT_INT,
+  { .name = "mask-cols", .label = N_("Mask co_lumns"), .type = GFX_PT_INT,
     .offset = FIELD (mask_cols), .help = N_("Columns M2 of each quadrant's mask"), .def = 3,
     .min = 1, .max = GFX_IIR_MAX_MASK },
   { .name = "method", .label = N_("_Method"), .type = GFX_PT_ENUM, .offset = FIELD (method),

@@ -2,6 +2,7 @@
  * line.  Widgets per parameter: dialog_widgets.c; the live preview: dialog_preview.c. */
 #include "dialog_private.h"
 
+#include <gdk/gdkkeysyms.h>
 #include <stdlib.h>
 
 void
@@ -135,13 +136,43 @@ schedule (gfx_dialog *dlg, const char *env, gint response)
                         press_job_new (dlg, response), g_free);
 }
 
+/* Adds "KEY<tab>LABEL" to the GString data for each label shown in w with a mnemonic
+ * (buttons, check boxes and expanders hold labels too). */
+static void
+list_mnemonics (GtkWidget *w, gpointer data)
+{
+  if (GTK_IS_LABEL (w) && gtk_widget_get_mapped (w))
+    {
+      guint key = gtk_label_get_mnemonic_keyval (GTK_LABEL (w));
+      if (key != GDK_VoidSymbol)
+        g_string_append_printf (data, "%s\t%s\n", gdk_keyval_name (gdk_keyval_to_lower (key)),
+                                gtk_label_get_label (GTK_LABEL (w)));
+    }
+  if (GTK_IS_CONTAINER (w))
+    gtk_container_forall (GTK_CONTAINER (w), list_mnemonics, data);
+}
+
+static gboolean
+dump_mnemonics (gpointer data)
+{
+  gfx_dialog *dlg = data;
+  GString *s = g_string_new (NULL);
+  list_mnemonics (dlg->window, s);
+  g_file_set_contents (g_getenv ("GPUFX_DIALOG_MNEMONICS"), s->str, -1, NULL);
+  g_string_free (s, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
 /* Test hooks so that dialog tests and screenshots run unattended:
  * GPUFX_DIALOG_EXPAND=1 opens "Advanced"; GPUFX_DIALOG_AUTO_RESET=1 presses Reset as
  * soon as the dialog runs; GPUFX_DIALOG_AUTO_OK=S / GPUFX_DIALOG_AUTO_CANCEL=S press OK /
- * Cancel after S s. */
+ * Cancel after S s; GPUFX_DIALOG_MNEMONICS=FILE lists the Alt+key of every label shown,
+ * a second after the dialog opens (list_mnemonics), for a test to find two on one key. */
 static void
 install_test_hooks (gfx_dialog *dlg)
 {
+  if (g_getenv ("GPUFX_DIALOG_MNEMONICS"))
+    g_timeout_add (1000, dump_mnemonics, dlg);
   if (g_getenv ("GPUFX_DIALOG_EXPAND") && dlg->expander)
     gtk_expander_set_expanded (GTK_EXPANDER (dlg->expander), TRUE);
   if (g_getenv ("GPUFX_DIALOG_AUTO_RESET"))

@@ -1,0 +1,95 @@
+#!/bin/bash
+# The dialogs from the keyboard, as a user works them (under Xvfb).
+# - No two labels of a dialog share an Alt+key, in English and in every catalogue, with
+#   everything unfolded (GPUFX_DIALOG_MNEMONICS lists the keys shown; GTK only moves the
+#   focus between labels that share a key, so the second field is out of reach).
+# - Typed into (xdotool): Alt+key to a field, the value, Tab, Alt+O.  What was typed must
+#   reach the filter: each result equals the command line's with the same values.  (The
+#   other dialog tests set their values through last values and the Reset hook, so they
+#   never pass through the widgets.)
+source "$(dirname "$0")/lib.sh"
+need_display gimp/dialog-keys "$@"
+command -v xdotool >/dev/null || { skip gimp/dialog-keys "xdotool not installed"; exit 0; }
+batch_setup gimp/dialog-keys
+unset GPUFX_DIALOG_AUTO_OK GPUFX_DIALOG_AUTO_CANCEL GPUFX_DIALOG_AUTO_RESET
+
+# keys_distinct NAME CALL: CALL's dialog (on rgba8.png) in each language, unfolded.
+keys_distinct () {
+  local name=$1 call=$2 lang dup
+  for lang in en $(cd "$top/po" && ls *.po | sed 's/\.po$//'); do
+    rm -f "$work/keys.txt"
+    LANGUAGE=$lang GPUFX_DIALOG_MNEMONICS=$work/keys.txt GPUFX_DIALOG_EXPAND=1 \
+      GPUFX_DIALOG_AUTO_CANCEL=2.5 gimp_batch "$work/keys.log" "$(scm_run rgba8.png keys.png "$call")"
+    if [ ! -s "$work/keys.txt" ]; then
+      fail "$name-$lang-alt-keys-distinct" "no key list: $(tail -2 "$work/keys.log" | tr '\n' ' ')"
+      continue
+    fi
+    dup=$(cut -f1 "$work/keys.txt" | sort | uniq -d | tr '\n' ' ')
+    [ -z "$dup" ] && pass "$name-$lang-alt-keys-distinct ($(wc -l <"$work/keys.txt") keys)" \
+      || fail "$name-$lang-alt-keys-distinct" "shared: $(for k in $dup; do
+           grep "^$k	" "$work/keys.txt" | cut -f2 | tr '\n' ' '; done)"
+  done
+}
+
+keys_distinct halftone '(plug-in-gpufx-halftone RUN-INTERACTIVE img drw 0 2 0 0 -1)'
+keys_distinct enhance '(plug-in-gpufx-local-enhance RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0)'
+keys_distinct deblur '(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 0)'
+
+# typed NAME TITLE_MSGID IMAGE CALL KEYS...: opens the dialog of CALL (RUN-INTERACTIVE) on
+# IMAGE in a batch GIMP, waits for the window titled TITLE, sends each of KEYS (xdotool
+# "key" names, or "type:TEXT" for text), and expects GIMP to export the result to
+# typed-NAME.png.
+typed () {
+  local name=$1 title=$2 image=$3 call=$4 wid pid k; shift 4
+  # Cancelled after 40 s should the keys not reach OK (it would wait for ever).
+  GPUFX_DIALOG_AUTO_CANCEL=40 gimp_batch "$work/$name.log" "$(scm_run "$image" "typed-$name.png" "$call")" &
+  pid=$!
+  for _ in $(seq 150); do
+    wid=$(xwininfo -root -tree | grep -F "\"$title\"" | awk '{print $1; exit}')
+    [ -n "$wid" ] && break
+    sleep 0.2
+  done
+  if [ -z "$wid" ]; then
+    fail "$name" "no window \"$title\""; kill $pid; wait $pid; return 1
+  fi
+  sleep 1 # the first preview render
+  for k in "$@"; do
+    if [[ $k == type:* ]]; then
+      xdotool windowfocus --sync "$wid" type --delay 50 "${k#type:}"
+    else
+      xdotool windowfocus --sync "$wid" key --clearmodifiers "$k"
+    fi
+    sleep 0.2
+  done
+  wait $pid
+  batch_ok "$name" "$work/$name.log" $?
+}
+
+# field KEY TEXT: the keys that put TEXT into the field of mnemonic Alt+KEY.
+field () { echo "alt+$1" ctrl+a "type:$2" Tab; }
+
+if typed halftone-typed "Halftone (error diffusion)" rgba8.png \
+     '(plug-in-gpufx-halftone RUN-INTERACTIVE img drw 0 2 0 0 -1)' $(field l 5) alt+o; then
+  "$cli" halftone "$work/rgba8.png" "$work/cli-halftone.png" --levels 5 --backend cpu --quiet
+  compare_images halftone-typed-levels-reach-the-filter "$work/typed-halftone-typed.png" \
+    "$work/cli-halftone.png"
+fi
+
+if typed enhance-typed "Local Enhance (histogram statistics)" rgba8.png \
+     '(plug-in-gpufx-local-enhance RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0)' \
+     $(field g 2.5) $(field 2 0.8) $(field w 7) alt+e alt+o; then
+  "$cli" enhance "$work/rgba8.png" "$work/cli-enhance.png" --gain 2.5 --k2 0.8 --window 7 \
+    --per-channel --backend cpu --quiet
+  compare_images enhance-typed-values-reach-the-filter "$work/typed-enhance-typed.png" \
+    "$work/cli-enhance.png"
+fi
+
+{ echo 'gpufx-iir 1'; echo 'mask 1 2'
+  for q in 1 2 3 4; do echo "q$q a 0.7 0"; echo "q$q b 1 -0.3"; done; } >"$work/typed.iir"
+if typed deblur-typed "IIR deblur (quadrant filters)" rgba8.png \
+     '(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 0)' $(field f "$work/typed.iir") alt+o; then
+  "$cli" deblur "$work/rgba8.png" "$work/cli-deblur.png" --filter "$work/typed.iir" \
+    --backend cpu --quiet
+  compare_images deblur-typed-filter-file-reaches-the-filter "$work/typed-deblur-typed.png" \
+    "$work/cli-deblur.png"
+fi
