@@ -74,6 +74,10 @@ def check_help():
             f"exit {r.returncode}, missing {missing}")
     r = T.run_cli("halftone", "in.png", "--help")
     T.check(r.returncode == 0 and "--kernel" in r.stdout, "--help after arguments")
+    for cmd in ("halftone", "enhance", "deblur", "identify", "stability"):
+        short, long = T.run_cli(cmd, "-h"), T.run_cli(cmd, "--help")
+        T.check(short.returncode == 0 and short.stdout == long.stdout and "--" in short.stdout,
+                f"{cmd} -h: the same help as --help", f"exit {short.returncode}: {short.stderr}")
     r = T.run_cli()
     T.check(r.returncode == 2 and "Usage" in r.stderr, "no command: usage on stderr, exit 2")
 
