@@ -12,8 +12,9 @@ gfx_dialog_show_status (gfx_dialog *dlg)
   /* The backend/time line is one line, cut at the dialog's edge; a message (why a preview
    * or a run failed) is wrapped at that width instead, to be read whole. */
   gboolean wrap = dlg->message != NULL;
-  gint width = dlg->status->allocation.width;
-  gtk_widget_set_size_request (dlg->status, wrap && width > 1 ? width : -1, -1);
+  GtkAllocation line;
+  gtk_widget_get_allocation (dlg->status, &line);
+  gtk_widget_set_size_request (dlg->status, wrap && line.width > 1 ? line.width : -1, -1);
   gtk_label_set_ellipsize (label, wrap ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
   gtk_label_set_line_wrap (label, wrap);
   gtk_label_set_text (label, dlg->message ? dlg->message : dlg->last_render);

@@ -79,6 +79,14 @@ dump_for_tests (gfx_dialog *dlg, const guchar *buf, int width, int height, int c
   fclose (f);
 }
 
+static void
+dump_failure_for_tests (const char *text)
+{
+  const char *path = g_getenv ("GPUFX_DIALOG_PREVIEW_DUMP");
+  if (path)
+    g_file_set_contents (path, text, -1, NULL);
+}
+
 /* Draws r->out, converted to the 8-bit layout GimpDrawablePreview expects. */
 static void
 render_draw (gfx_dialog *dlg, preview_render *r)
@@ -119,9 +127,7 @@ render_done (gpointer data)
     {
       gchar *text = g_strdup_printf (_("Preview failed: %s"), r->err.msg);
       gfx_dialog_set_message (dlg, text);
-      const char *path = g_getenv ("GPUFX_DIALOG_PREVIEW_DUMP");
-      if (path)
-        g_file_set_contents (path, text, -1, NULL);
+      dump_failure_for_tests (text);
       g_free (text);
     }
   render_release (r);
