@@ -23,9 +23,13 @@ void cli_capture_end (char *said, size_t len);
 /* The babl format of a core layout, perceptual ("Y' u8", "R'G'B'A float"), in space (a
  * file's colour space; NULL: sRGB). */
 const Babl *cli_layout_format (int colors, bool alpha, gfx_depth depth, const Babl *space);
-/* Takes every chunk of that type out of the PNG file at path, in place (png_chunks.c).
+/* Takes every chunk of that type out of the PNG file at path, in place (file_parts.c).
  * False when the file cannot be read or written back, or is not a whole PNG. */
 bool cli_png_drop_chunk (const char *path, const char type[4]);
+/* Takes the ICC profile (its APP2 segments) out of the JPEG file at path, in place
+ * (file_parts.c).  False when the file cannot be read or written back, or is not a JPEG
+ * whose segments lead to a scan. */
+bool cli_jpeg_drop_icc (const char *path);
 /* The profile babl made for space, the one GEGL's savers embed, with every byte babl left
  * unset (stack garbage) made zero; profiles read from files are left as they are
  * (icc_tidy.c).  Before saving. */

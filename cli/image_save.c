@@ -128,8 +128,9 @@ write_stopped (off_t size, long long free_before)
   return NULL;
 }
 
+/* gray: one colour channel, written as such where the saver has the choice (JPEG). */
 static void
-write_buffer (GeglBuffer *buffer, const char *op, const char *path, gfx_depth depth)
+write_buffer (GeglBuffer *buffer, const char *op, const char *path, gfx_depth depth, bool gray)
 {
   GeglNode *graph = gegl_node_new ();
   GeglNode *src = gegl_node_new_child (graph, "operation", "gegl:buffer-source", "buffer",
@@ -141,6 +142,8 @@ write_buffer (GeglBuffer *buffer, const char *op, const char *path, gfx_depth de
     bits = 16;
   if (gegl_operation_find_property (op, "bitdepth"))
     gegl_node_set (save, "bitdepth", bits, NULL);
+  if (gray && gegl_operation_find_property (op, "grayscale"))
+    gegl_node_set (save, "grayscale", TRUE, NULL);
   gegl_node_link (src, save);
   gegl_node_process (save);
   g_object_unref (graph);
@@ -325,10 +328,16 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
       own = false;
       GeglBuffer *buffer = buffer_to_save (in, img, src);
       cli_icc_tidy (babl_format_get_space (gegl_buffer_get_format (buffer)));
+      /* A gray JPEG only in sRGB: GEGL's saver would give it the space's RGB profile,
+       * which no reader can apply to one channel; without a profile it is sRGB's gray. */
+      bool gray_jpeg = !strcmp (op, "gegl:jpg-save") && gfx_image_color_channels (img) == 1
+                       && is_srgb (space);
       cli_capture_begin (path, "could not be written", CLI_FAILED, discard_pending);
-      write_buffer (buffer, op, tmp, img->depth);
+      write_buffer (buffer, op, tmp, img->depth, gray_jpeg);
       cli_capture_end (codec, sizeof codec);
       g_object_unref (buffer);
+      if (gray_jpeg)
+        tidy = cli_jpeg_drop_icc (tmp);
       /* GEGL 0.4.42's PNG saver gives an image not in sRGB a background colour (bKGD) it
        * never sets: 8-bit files lose it to a libpng warning, 16-bit ones keep whatever
        * the memory held, different from run to run.  It means nothing: out it goes. */
@@ -345,7 +354,7 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
                     : own && !written             ? strerror (own_errno ? own_errno : EIO)
                     : !own && (said[0] || codec_failed (codec)) ? (said[0] ? said : codec)
                     : !present                    ? "the saver wrote nothing"
-                    : !tidy                       ? "its PNG could not be read back"
+                    : !tidy                       ? "the file could not be read back"
                                                   : NULL;
   if (why)
     st = own ? gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", path, why)

@@ -214,6 +214,36 @@ def check_babl_profiles(d, exr):
                 f"{name}: the same bytes on a second run")
 
 
+def check_gray_jpeg(d, can_exr):
+    """A gray image goes to JPEG as a gray JPEG (a third of the data), without a profile:
+    GEGL's saver would embed its space's RGB profile, which LittleCMS cannot apply to one
+    channel.  A gray image in another space (an EXR's) stays an RGB JPEG with its profile."""
+    png, out, ref = (os.path.join(d, n) for n in ("g.png", "g.jpg", "g-ref.png"))
+    y, x = np.mgrid[0:48, 0:64]
+    save_png(png, (x * 3 + y * 2 + 20).astype(np.uint8))
+    ok = run("enhance", png, out)[0] and run("enhance", png, ref)[0]
+    im = Image.open(out) if ok else None
+    if not T.check(im is not None and im.mode == "L", "gray PNG -> .jpg: a gray JPEG",
+                   im.mode if im else "not written"):
+        return
+    err = np.abs(np.asarray(im, float) - np.asarray(Image.open(ref), float)).mean()
+    T.check("icc_profile" not in im.info and err < 2,
+            "gray PNG -> .jpg: no profile, the result within JPEG's loss (mean < 2)",
+            f"profile {len(im.info.get('icc_profile') or b'')} bytes, mean error {err:.2f}")
+    rgb = os.path.join(d, "c.jpg")
+    ok = run("enhance", os.path.join(d, "srgb.png"), rgb)[0]
+    T.check(ok and Image.open(rgb).mode == "RGB" and Image.open(rgb).info.get("icc_profile"),
+            "RGB PNG -> .jpg: RGB with its profile")
+    if can_exr:
+        tif, gexr, e = (os.path.join(d, n) for n in ("gf.tif", "gf.exr", "gf.jpg"))
+        T.save(tif, T.noise(33, 21, 1, np.float32, seed=6))
+        ok = run("bench", "--copy", tif, gexr)[0] and run("enhance", gexr, e)[0]
+        im = Image.open(e) if ok else None
+        T.check(im is not None and im.mode == "RGB" and im.info.get("icc_profile"),
+                "gray EXR (its own space) -> .jpg: RGB with the space's profile",
+                im.mode if im else "not written")
+
+
 def main():
     with T.tmpdir() as d:
         if not os.path.exists(os.path.join(ICC, "a98.icc")):
@@ -225,7 +255,9 @@ def main():
             check_pnm(d, a98, ".ppm")
             check_pnm(d, sgray, ".pgm")
             check_cmyk(d)
-        check_babl_profiles(d, check_exr(d))
+        exr = check_exr(d)
+        check_babl_profiles(d, exr)
+        check_gray_jpeg(d, exr is not None)
     T.finish()
 
 

@@ -1,4 +1,4 @@
-/* Taking one kind of chunk out of a PNG file (see image_io.h). */
+/* Taking parts out of a PNG or JPEG file a saver wrote, in place (see image_io.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +32,14 @@ read_all (const char *path, size_t *len)
   return data;
 }
 
+static bool
+write_all (const char *path, const unsigned char *d, size_t len)
+{
+  FILE *f = fopen (path, "wb");
+  bool ok = f && fwrite (d, 1, len, f) == len;
+  return (f && fclose (f) == 0) && ok;
+}
+
 bool
 cli_png_drop_chunk (const char *path, const char type[4])
 {
@@ -54,12 +62,40 @@ cli_png_drop_chunk (const char *path, const char type[4])
         memmove (d + out, d + at, whole), out += whole;
       at += whole;
     }
-  bool ok = at == len;
+  bool ok = at == len && (!found || write_all (path, d, out));
+  free (d);
+  return ok;
+}
+
+bool
+cli_jpeg_drop_icc (const char *path)
+{
+  size_t len, out = 2, at = 2;
+  unsigned char *d = read_all (path, &len);
+  if (!d || len < 4 || d[0] != 0xff || d[1] != 0xd8)
+    {
+      free (d);
+      return false;
+    }
+  /* Marker segments (FF, type, 2-byte length that counts itself) up to the start of scan
+   * (FF DA); the scan and what follows are copied as they are. */
+  bool found = false;
+  while (at + 4 <= len && d[at] == 0xff && d[at + 1] != 0xda)
+    {
+      size_t whole = 2 + ((size_t) d[at + 2] << 8 | d[at + 3]);
+      if (whole > len - at)
+        break;
+      if (d[at + 1] == 0xe2 && whole >= 16 && !memcmp (d + at + 4, "ICC_PROFILE", 12))
+        found = true;
+      else
+        memmove (d + out, d + at, whole), out += whole;
+      at += whole;
+    }
+  bool ok = at + 4 <= len && d[at] == 0xff && d[at + 1] == 0xda;
   if (ok && found)
     {
-      FILE *f = fopen (path, "wb");
-      ok = f && fwrite (d, 1, out, f) == out;
-      ok = (f && fclose (f) == 0) && ok;
+      memmove (d + out, d + at, len - at);
+      ok = write_all (path, d, out + (len - at));
     }
   free (d);
   return ok;
