@@ -26,8 +26,8 @@ endif
 # its tests build on machines (the GPU host) that have neither.
 GIMP_CFLAGS  = $(shell $(PKG) --cflags gimp-2.0 gimpui-2.0 gegl-0.4)
 GIMP_LIBS    = $(shell $(PKG) --libs gimp-2.0 gimpui-2.0 gegl-0.4)
-GEGL_CFLAGS  = $(shell $(PKG) --cflags gegl-0.4 libpng)
-GEGL_LIBS    = $(shell $(PKG) --libs gegl-0.4 libpng)
+GEGL_CFLAGS  = $(shell $(PKG) --cflags gegl-0.4 libpng zlib)
+GEGL_LIBS    = $(shell $(PKG) --libs gegl-0.4 libpng zlib)
 
 CORE_SRC := $(wildcard common/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "image_io.h"
 
@@ -30,6 +31,13 @@ read_all (const char *path, size_t *len)
     fclose (f);
   *len = data ? (size_t) size : 0;
   return data;
+}
+
+static void
+put32 (unsigned char *p, uint32_t v)
+{
+  p[0] = (unsigned char) (v >> 24), p[1] = (unsigned char) (v >> 16);
+  p[2] = (unsigned char) (v >> 8), p[3] = (unsigned char) v;
 }
 
 static bool
@@ -63,6 +71,40 @@ cli_png_drop_chunk (const char *path, const char type[4])
       at += whole;
     }
   bool ok = at == len && (!found || write_all (path, d, out));
+  free (d);
+  return ok;
+}
+
+bool
+cli_png_add_iccp (const char *path, const char *name, const void *icc, size_t icc_len)
+{
+  size_t len, name_len = strlen (name);
+  unsigned char *d = read_all (path, &len);
+  /* the signature, then IHDR (13 bytes of data): iCCP goes right after it */
+  const size_t after_ihdr = 8 + 12 + 13;
+  uLongf packed = compressBound ((uLong) icc_len);
+  size_t data_len = name_len + 2 + packed;
+  unsigned char *out = d && name_len >= 1 && name_len <= 79 ? malloc (len + 12 + data_len) : NULL;
+  bool ok = out && len > after_ihdr && !memcmp (d, "\x89PNG\r\n\x1a\n", 8)
+            && !memcmp (d + 12, "IHDR", 4) && be32 (d + 8) == 13;
+  if (ok)
+    {
+      unsigned char *c = out + after_ihdr; /* length, "iCCP", name, 0, method 0, zlib data */
+      memcpy (c + 4, "iCCP", 4);
+      memcpy (c + 8, name, name_len + 1);
+      c[9 + name_len] = 0;
+      ok = compress2 (c + 10 + name_len, &packed, icc, (uLong) icc_len, 9) == Z_OK;
+      data_len = name_len + 2 + packed;
+      put32 (c, (uint32_t) data_len);
+      put32 (c + 8 + data_len, (uint32_t) crc32 (0, c + 4, (uInt) (4 + data_len)));
+    }
+  if (ok)
+    {
+      memcpy (out, d, after_ihdr);
+      memcpy (out + after_ihdr + 12 + data_len, d + after_ihdr, len - after_ihdr);
+      ok = write_all (path, out, len + 12 + data_len);
+    }
+  free (out);
   free (d);
   return ok;
 }

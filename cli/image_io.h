@@ -26,6 +26,10 @@ const Babl *cli_layout_format (int colors, bool alpha, gfx_depth depth, const Ba
 /* Takes every chunk of that type out of the PNG file at path, in place (file_parts.c).
  * False when the file cannot be read or written back, or is not a whole PNG. */
 bool cli_png_drop_chunk (const char *path, const char type[4]);
+/* Puts an iCCP chunk (profile name, the icc_len bytes of icc compressed) right after the
+ * header of the PNG file at path, in place (file_parts.c).  False when the file cannot be
+ * read or written back, or does not start as a PNG. */
+bool cli_png_add_iccp (const char *path, const char *name, const void *icc, size_t icc_len);
 /* Takes the ICC profile (its APP2 segments) out of the JPEG file at path, in place
  * (file_parts.c).  False when the file cannot be read or written back, or is not a JPEG
  * whose segments lead to a scan. */

@@ -251,6 +251,19 @@ write_png_1bit (const char *path, const gfx_image *img)
   return fclose (f) == 0 && ok;
 }
 
+/* GEGL's PNG saver writes no profile for a gray image: where its space came with a gray
+ * ICC profile (a scanned photograph's "Gray Gamma 2.2", say) the file gets that one, as
+ * the TIFF and JPEG savers give it.  (An RGB profile cannot go with gray samples.) */
+static bool
+png_gray_profile (const char *path, const gfx_image *img, const Babl *space)
+{
+  int len = 0;
+  const char *icc = gfx_image_color_channels (img) == 1 ? babl_space_get_icc (space, &len) : NULL;
+  if (!icc || len < 20 || memcmp (icc + 16, "GRAY", 4) != 0)
+    return true;
+  return cli_png_add_iccp (path, "ICC profile", icc, (size_t) len);
+}
+
 /* Whether a saver's words on stderr say it failed.  libpng's warnings do not: libpng goes
  * on after each (GEGL's PNG saver hands it an unset background colour for any image not in
  * sRGB, which libpng drops with "Ignoring attempt to write 16-bit bKGD chunk ..."). */
@@ -342,7 +355,7 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
        * never sets: 8-bit files lose it to a libpng warning, 16-bit ones keep whatever
        * the memory held, different from run to run.  It means nothing: out it goes. */
       if (!strcmp (op, "gegl:png-save") && !is_srgb (space))
-        tidy = cli_png_drop_chunk (tmp, "bKGD");
+        tidy = cli_png_drop_chunk (tmp, "bKGD") && png_gray_profile (tmp, img, space);
     }
   int own_errno = errno;
   struct stat sb;
