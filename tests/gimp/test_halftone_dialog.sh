@@ -17,7 +17,7 @@ if "$build/gpufx" --version | grep -qE '^GPU: (none|not usable)'; then
     gimp_batch "$work/nogpu.log" "$(scm_run rgba8.png nogpu.png \
       '(catch #f (plug-in-gpufx-halftone RUN-INTERACTIVE img drw 0 2 0 0 -1))')"
   said=$(cat "$work/said.txt" 2>/dev/null)
-  [[ $said == "Preview failed: backend gpu: "*GPU* ]] \
+  [[ $said == "Preview failed: backend gpu: "?* ]] \
     && pass "halftone-preview-failed-says-why ($said)" \
     || fail halftone-preview-failed-says-why "status line: ${said:0:80}"
   grep -q 'backend gpu' "$work/nogpu.log" && pass halftone-preview-failed-ok-fails-too \
