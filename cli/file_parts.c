@@ -1,4 +1,5 @@
-/* Taking parts out of a PNG or JPEG file a saver wrote, in place (see image_io.h). */
+/* Parts of a PNG or JPEG file a saver wrote, taken out or put in, in place (see
+ * image_io.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,12 +7,6 @@
 #include <zlib.h>
 
 #include "image_io.h"
-
-static uint32_t
-be32 (const unsigned char *p)
-{
-  return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16 | (uint32_t) p[2] << 8 | p[3];
-}
 
 /* Reads the whole of path; NULL when it cannot. */
 static unsigned char *
@@ -61,7 +56,7 @@ cli_png_drop_chunk (const char *path, const char type[4])
   bool found = false;
   while (at + 12 <= len)
     {
-      size_t whole = 12 + (size_t) be32 (d + at);
+      size_t whole = 12 + (size_t) cli_be32 (d + at);
       if (whole > len - at)
         break; /* a cut file: left as it is */
       if (memcmp (d + at + 4, type, 4) == 0)
@@ -86,7 +81,7 @@ cli_png_add_iccp (const char *path, const char *name, const void *icc, size_t ic
   size_t data_len = name_len + 2 + packed;
   unsigned char *out = d && name_len >= 1 && name_len <= 79 ? malloc (len + 12 + data_len) : NULL;
   bool ok = out && len > after_ihdr && !memcmp (d, "\x89PNG\r\n\x1a\n", 8)
-            && !memcmp (d + 12, "IHDR", 4) && be32 (d + 8) == 13;
+            && !memcmp (d + 12, "IHDR", 4) && cli_be32 (d + 8) == 13;
   if (ok)
     {
       unsigned char *c = out + after_ihdr; /* length, "iCCP", name, 0, method 0, zlib data */

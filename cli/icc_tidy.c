@@ -17,18 +17,12 @@
 
 enum { HEADER = 128, TABLE = 132, ENTRY = 12 };
 
-static uint32_t
-be32 (const unsigned char *p)
-{
-  return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16 | (uint32_t) p[2] << 8 | p[3];
-}
-
 /* A profile babl wrote itself (its CMM and creator) whose tag table fits in it. */
 static bool
 made_by_babl (const unsigned char *icc, size_t len)
 {
-  return len >= TABLE && be32 (icc) == len && !memcmp (icc + 4, "babl", 4)
-         && !memcmp (icc + 80, "babl", 4) && be32 (icc + HEADER) <= (len - TABLE) / ENTRY;
+  return len >= TABLE && cli_be32 (icc) == len && !memcmp (icc + 4, "babl", 4)
+         && !memcmp (icc + 80, "babl", 4) && cli_be32 (icc + HEADER) <= (len - TABLE) / ENTRY;
 }
 
 /* The bytes of a tag that babl sets, by the tag's type (size: the table's length). */
@@ -41,14 +35,14 @@ set_part (const unsigned char *tag, size_t size)
     return size < 20 ? size : 20;
   if (!memcmp (tag, "curv", 4))
     {
-      size_t n = 12 + 2 * (size_t) be32 (tag + 8);
+      size_t n = 12 + 2 * (size_t) cli_be32 (tag + 8);
       return n < size ? n : size;
     }
   if (!memcmp (tag, "text", 4)) /* the text, not its closing NUL */
     return 8 + strnlen ((const char *) tag + 8, size - 9);
   if (!memcmp (tag, "desc", 4)) /* the ASCII count (NUL included), then the text */
     {
-      size_t n = be32 (tag + 8);
+      size_t n = cli_be32 (tag + 8);
       return n >= 1 && 11 + n <= size ? 11 + n : 12;
     }
   return size; /* a type babl does not write: keep it whole */
@@ -75,12 +69,12 @@ cli_icc_tidy (const Babl *space)
   keep (clean, icc, 0, 10);  /* size, CMM, version */
   keep (clean, icc, 12, 28); /* class, colour space, PCS, date, "acsp" */
   keep (clean, icc, 64, 20); /* intent, illuminant, creator */
-  const uint32_t tags = be32 (icc + HEADER);
+  const uint32_t tags = cli_be32 (icc + HEADER);
   keep (clean, icc, HEADER, 4 + ENTRY * (size_t) tags);
   for (uint32_t t = 0; t < tags; t++)
     {
       const unsigned char *e = icc + TABLE + ENTRY * (size_t) t;
-      size_t at = be32 (e + 4), size = be32 (e + 8);
+      size_t at = cli_be32 (e + 4), size = cli_be32 (e + 8);
       if (at < TABLE && size > 0) /* not babl's layout after all: leave it be */
         {
           free (clean);

@@ -3,12 +3,20 @@
 #define GFX_CLI_IMAGE_IO_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <gegl.h>
 
 #include "../common/image.h"
 
 #define CLI_GEGL_SAID_LEN 256
+
+/* The big-endian 32-bit number at p (PNG chunks, ICC profiles). */
+static inline uint32_t
+cli_be32 (const unsigned char *p)
+{
+  return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16 | (uint32_t) p[2] << 8 | p[3];
+}
 
 /* Starts GEGL once, with its warnings kept for messages instead of printed. */
 void cli_gegl_start (void);

@@ -264,6 +264,31 @@ png_gray_profile (const char *path, const gfx_image *img, const Babl *space)
   return cli_png_add_iccp (path, "ICC profile", icc, (size_t) len);
 }
 
+/* A gray JPEG only in sRGB: GEGL's saver would give it the space's RGB profile, which no
+ * reader can apply to one channel; without a profile it is sRGB's gray. */
+static bool
+gray_jpeg (const char *op, const gfx_image *img, const Babl *space)
+{
+  return !strcmp (op, "gegl:jpg-save") && gfx_image_color_channels (img) == 1
+         && is_srgb (space);
+}
+
+/* What GEGL's savers get wrong, put right in the file at path they wrote (gray: written
+ * by gray_jpeg's rule).  False when the file could not be read back. */
+static bool
+mend_saved (const char *op, const char *path, const gfx_image *img, const Babl *space,
+            bool gray)
+{
+  if (gray) /* the profile GEGL gave it */
+    return cli_jpeg_drop_icc (path);
+  /* GEGL 0.4.42's PNG saver gives an image not in sRGB a background colour (bKGD) it
+   * never sets: 8-bit files lose it to a libpng warning, 16-bit ones keep whatever the
+   * memory held, different from run to run.  It means nothing: out it goes. */
+  if (!strcmp (op, "gegl:png-save") && !is_srgb (space))
+    return cli_png_drop_chunk (path, "bKGD") && png_gray_profile (path, img, space);
+  return true;
+}
+
 /* Whether a saver's words on stderr say it failed.  libpng's warnings do not: libpng goes
  * on after each (GEGL's PNG saver hands it an unset background colour for any image not in
  * sRGB, which libpng drops with "Ignoring attempt to write 16-bit bKGD chunk ..."). */
@@ -341,21 +366,12 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
       own = false;
       GeglBuffer *buffer = buffer_to_save (in, img, src);
       cli_icc_tidy (babl_format_get_space (gegl_buffer_get_format (buffer)));
-      /* A gray JPEG only in sRGB: GEGL's saver would give it the space's RGB profile,
-       * which no reader can apply to one channel; without a profile it is sRGB's gray. */
-      bool gray_jpeg = !strcmp (op, "gegl:jpg-save") && gfx_image_color_channels (img) == 1
-                       && is_srgb (space);
+      bool gray = gray_jpeg (op, img, space);
       cli_capture_begin (path, "could not be written", CLI_FAILED, discard_pending);
-      write_buffer (buffer, op, tmp, img->depth, gray_jpeg);
+      write_buffer (buffer, op, tmp, img->depth, gray);
       cli_capture_end (codec, sizeof codec);
       g_object_unref (buffer);
-      if (gray_jpeg)
-        tidy = cli_jpeg_drop_icc (tmp);
-      /* GEGL 0.4.42's PNG saver gives an image not in sRGB a background colour (bKGD) it
-       * never sets: 8-bit files lose it to a libpng warning, 16-bit ones keep whatever
-       * the memory held, different from run to run.  It means nothing: out it goes. */
-      if (!strcmp (op, "gegl:png-save") && !is_srgb (space))
-        tidy = cli_png_drop_chunk (tmp, "bKGD") && png_gray_profile (tmp, img, space);
+      tidy = mend_saved (op, tmp, img, space, gray);
     }
   int own_errno = errno;
   struct stat sb;
