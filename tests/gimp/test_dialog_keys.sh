@@ -35,7 +35,7 @@ keys_distinct halftone '(plug-in-gpufx-halftone RUN-INTERACTIVE img drw 0 2 0 0 
 keys_distinct enhance '(plug-in-gpufx-local-enhance RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0)'
 keys_distinct deblur '(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 0)'
 
-# typed NAME TITLE_MSGID IMAGE CALL KEYS...: opens the dialog of CALL (RUN-INTERACTIVE) on
+# typed NAME TITLE IMAGE CALL KEYS...: opens the dialog of CALL (RUN-INTERACTIVE) on
 # IMAGE in a batch GIMP, waits for the window titled TITLE, sends each of KEYS (xdotool
 # "key" names, or "type:TEXT" for text), and expects GIMP to export the result to
 # typed-NAME.png.
