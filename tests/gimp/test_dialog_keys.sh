@@ -6,7 +6,7 @@
 # - Typed into (xdotool): Alt+key to a field, the value, Tab, Alt+O.  What was typed must
 #   reach the filter: each result equals the command line's with the same values.  (The
 #   other dialog tests set their values through last values and the Reset hook, so they
-#   never pass through the widgets.)
+#   never pass through the widgets.)  Filters > Repeat (Ctrl+F) then repeats them.
 source "$(dirname "$0")/lib.sh"
 need_display gimp/dialog-keys "$@"
 command -v xdotool >/dev/null || { skip gimp/dialog-keys "xdotool not installed"; exit 0; }
@@ -38,11 +38,14 @@ keys_distinct deblur '(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 0)'
 # typed NAME TITLE IMAGE CALL KEYS...: opens the dialog of CALL (RUN-INTERACTIVE) on
 # IMAGE in a batch GIMP, waits for the window titled TITLE, sends each of KEYS (xdotool
 # "key" names, or "type:TEXT" for text), and expects GIMP to export the result to
-# typed-NAME.png.
+# typed-NAME.png.  Then, in the same GIMP, the call once more as Filters > Repeat (Ctrl+F)
+# runs it, RUN-WITH-LAST-VALS, exported to repeat-NAME.png.
 typed () {
   local name=$1 title=$2 image=$3 call=$4 wid pid k; shift 4
   # Cancelled after 40 s should the keys not reach OK (it would wait for ever).
-  GPUFX_DIALOG_AUTO_CANCEL=40 gimp_batch "$work/$name.log" "$(scm_run "$image" "typed-$name.png" "$call")" &
+  GPUFX_DIALOG_AUTO_CANCEL=40 gimp_batch "$work/$name.log" \
+    "$(scm_run "$image" "typed-$name.png" "$call")" \
+    "$(scm_run "$image" "repeat-$name.png" "${call/RUN-INTERACTIVE/RUN-WITH-LAST-VALS}")" &
   pid=$!
   for _ in $(seq 150); do
     wid=$(xwininfo -root -tree | grep -F "\"$title\"" | awk '{print $1; exit}')
@@ -73,6 +76,8 @@ if typed halftone-typed "Halftone (error diffusion)" rgba8.png \
   "$cli" halftone "$work/rgba8.png" "$work/cli-halftone.png" --levels 5 --backend cpu --quiet
   compare_images halftone-typed-levels-reach-the-filter "$work/typed-halftone-typed.png" \
     "$work/cli-halftone.png"
+  compare_images halftone-repeat-runs-the-typed-values "$work/repeat-halftone-typed.png" \
+    "$work/cli-halftone.png"
 fi
 
 if typed enhance-typed "Local Enhance (histogram statistics)" rgba8.png \
@@ -81,6 +86,8 @@ if typed enhance-typed "Local Enhance (histogram statistics)" rgba8.png \
   "$cli" enhance "$work/rgba8.png" "$work/cli-enhance.png" --gain 2.5 --k2 0.8 --window 7 \
     --per-channel --backend cpu --quiet
   compare_images enhance-typed-values-reach-the-filter "$work/typed-enhance-typed.png" \
+    "$work/cli-enhance.png"
+  compare_images enhance-repeat-runs-the-typed-values "$work/repeat-enhance-typed.png" \
     "$work/cli-enhance.png"
 fi
 
@@ -91,5 +98,7 @@ if typed deblur-typed "IIR deblur (quadrant filters)" rgba8.png \
   "$cli" deblur "$work/rgba8.png" "$work/cli-deblur.png" --filter "$work/typed.iir" \
     --backend cpu --quiet
   compare_images deblur-typed-filter-file-reaches-the-filter "$work/typed-deblur-typed.png" \
+    "$work/cli-deblur.png"
+  compare_images deblur-repeat-runs-the-typed-values "$work/repeat-deblur-typed.png" \
     "$work/cli-deblur.png"
 fi
