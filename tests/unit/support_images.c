@@ -2,6 +2,7 @@
 #include "support_images.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "test_rng.h"
 
@@ -25,4 +26,12 @@ test_fill_patches (gfx_image *img, unsigned *state, int cw, int ch, int float_ou
       else
         ((float *) img->pixels)[s] = (float) v;
     }
+}
+
+bool
+test_same_image (const gfx_image *a, const gfx_image *b)
+{
+  return a->pixels && b->pixels && a->width == b->width && a->height == b->height
+         && a->channels == b->channels && a->depth == b->depth
+         && memcmp (a->pixels, b->pixels, gfx_image_bytes (a)) == 0;
 }

@@ -16,6 +16,7 @@
 #include "../../common/pool.h"
 #include "check.h"
 #include "support_cancel.h"
+#include "support_images.h"
 #include "test_rng.h"
 
 static uint32_t rng_state = 12345;
@@ -63,13 +64,6 @@ make_image (int w, int h, int channels, gfx_depth depth)
   return img;
 }
 
-static int
-same_pixels (const gfx_image *a, const gfx_image *b)
-{
-  return a->pixels && b->pixels && gfx_image_bytes (a) == gfx_image_bytes (b)
-         && memcmp (a->pixels, b->pixels, gfx_image_bytes (a)) == 0;
-}
-
 static void
 set_threads (int n)
 {
@@ -102,7 +96,7 @@ sweep (int kernel, int levels, gfx_depth depth)
           gfx_image_alloc (&fast, in.width, in.height, channels, in.has_alpha, depth, &err);
           gfx_status st = gfx_halftone_cpu (&in, &fast, kernel, levels, NULL, &err);
           runs++;
-          if (st != GFX_OK || !same_pixels (&ref, &fast))
+          if (st != GFX_OK || !test_same_image (&ref, &fast))
             {
               if (!bad++)
                 snprintf (what, sizeof what, "first at %dx%dx%d, %d threads, status %d",
@@ -136,7 +130,7 @@ stress (void)
             set_threads (2 + rep % 4);
             gfx_image_alloc (&fast, in.width, in.height, in.channels, in.has_alpha, GFX_U8, &err);
             bad += gfx_halftone_cpu (&in, &fast, kernel, 3, NULL, &err) != GFX_OK
-                   || !same_pixels (&ref, &fast);
+                   || !test_same_image (&ref, &fast);
             gfx_image_free (&fast);
           }
         gfx_image_free (&ref);
@@ -345,7 +339,7 @@ check_cancel_wavefront (void)
         gfx_status st = gfx_halftone_cpu (&in, &out, GFX_KERNEL_FS, 2, &progress, &err);
         test_cancel_join (&ui);
         cancelled += st == GFX_ERR_CANCELLED;
-        exact += st == GFX_OK && same_pixels (&out, &ref);
+        exact += st == GFX_OK && test_same_image (&out, &ref);
         gfx_image_free (&out);
       }
   CHECK (cancelled + exact == runs && cancelled > 0,
@@ -367,7 +361,7 @@ fast_equals_ref (const gfx_image *in, int kernel, int levels, gfx_progress *prog
   gfx_image_alloc (&fast, in->width, in->height, in->channels, in->has_alpha, in->depth, &err);
   gfx_halftone_ref (in, &ref, kernel, levels, &err);
   bool ok = gfx_halftone_cpu (in, &fast, kernel, levels, progress, &err) == GFX_OK
-            && same_pixels (&ref, &fast);
+            && test_same_image (&ref, &fast);
   gfx_image_free (&ref);
   gfx_image_free (&fast);
   return ok;

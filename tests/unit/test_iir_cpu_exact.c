@@ -12,6 +12,7 @@
 #include "../../common/iir.h"
 #include "../../common/iir_kernels.h"
 #include "check.h"
+#include "support_images.h"
 #include "test_iir_util.h"
 
 static double
@@ -75,13 +76,6 @@ oracle (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out)
   free (y);
 }
 
-static bool
-same_bits (const gfx_image *a, const gfx_image *b)
-{
-  return a->width == b->width && a->height == b->height && a->channels == b->channels
-         && a->depth == b->depth && memcmp (a->pixels, b->pixels, gfx_image_bytes (a)) == 0;
-}
-
 static void
 one_case (int w, int h, int m1, int m2, int channels, bool alpha, gfx_depth d, int threads)
 {
@@ -97,7 +91,7 @@ one_case (int w, int h, int m1, int m2, int channels, bool alpha, gfx_depth d, i
   gfx_error err = { 0 };
   gfx_status st = gfx_iir_filter_cpu (&f, &in, &got, NULL, &err);
   unsetenv ("GPUFX_THREADS");
-  CHECK (st == GFX_OK && same_bits (&got, &want), "cpu = per-pixel gfx_iir_point, bit for bit: "
+  CHECK (st == GFX_OK && test_same_image (&got, &want), "cpu = per-pixel gfx_iir_point, bit for bit: "
          "%dx%d, mask %dx%d, %s, %d channels%s, %d threads (0: automatic)%s%s", w, h, m1, m2,
          gfx_depth_name (d), channels, alpha ? " (alpha)" : "", threads,
          st == GFX_OK ? "" : ": ", st == GFX_OK ? "" : err.msg);

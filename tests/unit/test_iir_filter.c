@@ -9,6 +9,7 @@
 #include "../../common/iir.h"
 #include "../../common/iir_file.h"
 #include "check.h"
+#include "support_images.h"
 #include "test_iir_util.h"
 
 /* x of the input channel in quadrant q's frame, edge-replicated outside. */
@@ -109,13 +110,6 @@ test_against_reference (void)
         }
 }
 
-static bool
-images_equal (const gfx_image *a, const gfx_image *b)
-{
-  return a->width == b->width && a->height == b->height && a->channels == b->channels
-         && a->depth == b->depth && memcmp (a->pixels, b->pixels, gfx_image_bytes (a)) == 0;
-}
-
 static void
 test_identity_and_dc (void)
 {
@@ -127,7 +121,7 @@ test_identity_and_dc (void)
       gfx_image in, out;
       iir_random_image (&in, 37, 21, 4, true, d);
       gfx_error err;
-      CHECK (gfx_iir_filter_cpu (&id, &in, &out, NULL, &err) == GFX_OK && images_equal (&in, &out),
+      CHECK (gfx_iir_filter_cpu (&id, &in, &out, NULL, &err) == GFX_OK && test_same_image (&in, &out),
              "identity filter (a = b = delta) returns the input exactly, %s RGBA",
              gfx_depth_name (d));
       gfx_image_free (&out);
@@ -172,7 +166,7 @@ test_channels_threads_cancel (void)
   CHECK (ok, "each colour channel is filtered alike (RGB of a gray image = that gray)");
   setenv ("GPUFX_THREADS", "1", 1);
   gfx_image one;
-  ok = gfx_iir_filter_cpu (&f, &rgb, &one, NULL, &err) == GFX_OK && images_equal (&one, &out3);
+  ok = gfx_iir_filter_cpu (&f, &rgb, &one, NULL, &err) == GFX_OK && test_same_image (&one, &out3);
   unsetenv ("GPUFX_THREADS");
   CHECK (ok, "one thread gives the same bits as all threads");
   gfx_image_free (&one);
@@ -189,7 +183,7 @@ test_channels_threads_cancel (void)
       snprintf (n, sizeof n, "%d", t);
       setenv ("GPUFX_THREADS", n, 1);
       gfx_image par;
-      ok = gfx_iir_filter_cpu (&f5, &wide, &par, NULL, &err) == GFX_OK && images_equal (&par, &serial);
+      ok = gfx_iir_filter_cpu (&f5, &wide, &par, NULL, &err) == GFX_OK && test_same_image (&par, &serial);
       CHECK (ok, "row wavefront with %d threads gives the same bits as one thread", t);
       if (par.pixels)
         gfx_image_free (&par);
@@ -228,7 +222,7 @@ test_deblur_apply (void)
   gfx_filter_run run = { 0 };
   gfx_status st = gfx_iir_deblur_filter.apply (&in, &out, &p, &run, &err);
   bool same = st == GFX_OK && gfx_iir_filter_cpu (&f, &in, &direct, NULL, &err) == GFX_OK
-              && images_equal (&out, &direct);
+              && test_same_image (&out, &direct);
   CHECK (same && run.info.used == GFX_BACKEND_CPU, "deblur apply() reads the file and filters "
          "on the CPU: %s", st == GFX_OK ? "ok" : err.msg);
   if (st == GFX_OK)
