@@ -273,13 +273,12 @@ gray_jpeg (const char *op, const gfx_image *img, const Babl *space)
          && is_srgb (space);
 }
 
-/* What GEGL's savers get wrong, put right in the file at path they wrote (gray: written
- * by gray_jpeg's rule).  False when the file could not be read back. */
+/* What GEGL's savers get wrong, put right in the file at path they wrote.  False when the
+ * file could not be read back. */
 static bool
-mend_saved (const char *op, const char *path, const gfx_image *img, const Babl *space,
-            bool gray)
+mend_saved (const char *op, const char *path, const gfx_image *img, const Babl *space)
 {
-  if (gray) /* the profile GEGL gave it */
+  if (gray_jpeg (op, img, space)) /* the profile GEGL gave it */
     return cli_jpeg_drop_icc (path);
   /* GEGL 0.4.42's PNG saver gives an image not in sRGB a background colour (bKGD) it
    * never sets: 8-bit files lose it to a libpng warning, 16-bit ones keep whatever the
@@ -366,12 +365,11 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
       own = false;
       GeglBuffer *buffer = buffer_to_save (in, img, src);
       cli_icc_tidy (babl_format_get_space (gegl_buffer_get_format (buffer)));
-      bool gray = gray_jpeg (op, img, space);
       cli_capture_begin (path, "could not be written", CLI_FAILED, discard_pending);
-      write_buffer (buffer, op, tmp, img->depth, gray);
+      write_buffer (buffer, op, tmp, img->depth, gray_jpeg (op, img, space));
       cli_capture_end (codec, sizeof codec);
       g_object_unref (buffer);
-      tidy = mend_saved (op, tmp, img, space, gray);
+      tidy = mend_saved (op, tmp, img, space);
     }
   int own_errno = errno;
   struct stat sb;
