@@ -56,15 +56,18 @@ CLI        := $(if $(CLI_SRC),$(BUILD)/gpufx)
 TEST_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 TEST_SUPPORT := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/unit/support_*.c))
 MO_FILES   := $(patsubst po/%.po,$(BUILD)/locale/%/LC_MESSAGES/gimp-gpufx.mo,$(wildcard po/*.po))
+HELP_LANGS := en $(patsubst po/%.po,%,$(wildcard po/*.po))
+HELP       := $(PLUGINS:$(BUILD)/gpufx-%=$(BUILD)/help/gpufx-%.stamp)
 
-.PHONY: all core tests-core plugins cli locale deps check check-sanitize demo bench install \
+.PHONY: all core tests-core plugins cli locale help deps check check-sanitize demo bench install \
         uninstall pot clean
-all: core plugins cli tests-core locale
+all: core plugins cli tests-core locale help
 core: $(CORE_LIB)
 tests-core: $(TEST_BINS)
 plugins: $(PLUGINS)
 cli: $(CLI)
 locale: $(MO_FILES)
+help: $(HELP)
 
 $(CORE_LIB): $(CORE_OBJ) $(CUDA_OBJ)
 	@mkdir -p $(@D)
@@ -128,6 +131,15 @@ $(BUILD)/locale/%/LC_MESSAGES/gimp-gpufx.mo: po/%.po
 	@mkdir -p $(@D)
 	msgfmt --check -o $@ $<
 
+# What Help (F1) opens: each plug-in writes its own pages (ui/help_pages.h), once per
+# language, from its catalogue in $(BUILD)/locale; scripts/install.sh copies them beside it.
+$(BUILD)/help/gpufx-%.stamp: $(BUILD)/gpufx-% $(MO_FILES)
+	@rm -rf $(BUILD)/help/gpufx-$*
+	@for lang in $(HELP_LANGS); do \
+	  LANGUAGE=$$lang LC_ALL=C.UTF-8 $< --help-pages $(BUILD)/help/gpufx-$*/$$lang || exit 1; \
+	done
+	@touch $@
+
 # po/POTFILES lists the sources with strings; `make pot` refreshes it, the template and
 # merges the template into every catalogue (new strings then show as untranslated).
 pot:
@@ -144,7 +156,7 @@ deps:
 # also serves tests/py/test_reliability.py's bad-input matrix); one summary line at the end.
 check: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory SAN=1 core tests-core cli plugins locale
+	@$(MAKE) --no-print-directory SAN=1 core tests-core cli plugins locale help
 	@scripts/run-tests.sh $(BUILD) build/asan
 
 demo: deps

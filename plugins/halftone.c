@@ -1,7 +1,7 @@
 /* plug-in-gpufx-halftone: error-diffusion halftoning (SPEC section 1) under
  * Filters > Distorts, beside GIMP's own halftone filters.  The work, the parameter table
  * and the dialog live in common/halftone*.c and ui/. */
-#include "../ui/plugin.h"
+#include "../ui/help_pages.h"
 
 #include "../common/halftone.h"
 
@@ -33,4 +33,9 @@ run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals
 
 const GimpPlugInInfo PLUG_IN_INFO = { NULL, NULL, query, run };
 
-MAIN ()
+int
+main (int argc, char **argv)
+{
+  static const gfx_ui_proc *procs[] = { &halftone_proc };
+  return gfx_ui_main (&PLUG_IN_INFO, procs, G_N_ELEMENTS (procs), argc, argv);
+}

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../ui/dialog.h"
-#include "../ui/plugin.h"
+#include "../ui/help_pages.h"
 
 #include "../common/iir.h"
 #include "../common/iir_file.h"
@@ -140,4 +140,9 @@ run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals
 
 const GimpPlugInInfo PLUG_IN_INFO = { NULL, NULL, query, run };
 
-MAIN ()
+int
+main (int argc, char **argv)
+{
+  static const gfx_ui_proc *procs[] = { &deblur_proc, &gfx_identify_proc };
+  return gfx_ui_main (&PLUG_IN_INFO, procs, G_N_ELEMENTS (procs), argc, argv);
+}

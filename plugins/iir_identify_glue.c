@@ -4,7 +4,7 @@
 #include "../common/iir_file.h"
 #include "../common/iir_identify.h"
 
-static const gfx_ui_proc identify_proc = {
+const gfx_ui_proc gfx_identify_proc = {
   .filter = &gfx_identify_filter,
   .proc_name = GFX_IDENTIFY_PROC,
   .help = N_("Identifies the four quadrant IIR filters that deblur the drawable (least "
@@ -69,7 +69,7 @@ identify_work (gint32 drawable, const gfx_identify_params *p, double *residual,
 void
 gfx_identify_pdb_install (void)
 {
-  gfx_ui_install (&identify_proc, identify_return,
+  gfx_ui_install (&gfx_identify_proc, identify_return,
                   (int) (sizeof identify_return / sizeof identify_return[0]));
 }
 
@@ -85,7 +85,7 @@ gfx_identify_pdb_run (gint nparams, const GimpParam *param, gint *nreturn_vals,
   if (nparams > 0 && param[0].data.d_int32 == GIMP_RUN_NONINTERACTIVE)
     ps = gfx_ui_read_args (&gfx_identify_param_set, nparams, param, &p, &err);
   else
-    gfx_ui_load_values (identify_proc.proc_name, &gfx_identify_param_set, &p);
+    gfx_ui_load_values (gfx_identify_proc.proc_name, &gfx_identify_param_set, &p);
   if (ps == GIMP_PDB_SUCCESS)
     {
       gfx_status st = identify_work (param[2].data.d_drawable, &p, &residual, &err);
@@ -96,7 +96,7 @@ gfx_identify_pdb_run (gint nparams, const GimpParam *param, gint *nreturn_vals,
       gfx_ui_return (ps, err.msg, nreturn_vals, return_vals);
       return;
     }
-  gfx_ui_save_values (identify_proc.proc_name, &gfx_identify_param_set, &p);
+  gfx_ui_save_values (gfx_identify_proc.proc_name, &gfx_identify_param_set, &p);
   GimpParam extra = { .type = GIMP_PDB_FLOAT, .data.d_float = residual };
   gfx_ui_return_values (&extra, 1, nreturn_vals, return_vals);
 }

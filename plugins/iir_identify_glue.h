@@ -12,6 +12,9 @@
 
 #define GFX_IDENTIFY_PROC "plug-in-gpufx-iir-identify"
 
+/* The procedure as gfx_ui_install and the help pages see it. */
+extern const gfx_ui_proc gfx_identify_proc;
+
 /* Registers the procedure: run-mode, image, drawable (the blurred one), then sharp-drawable
  * (-1 = automatic fragments), mask-rows, mask-cols, method, filter-file; returns the
  * residual (FLOAT).  No menu entry: the deblur dialog's "Identify" part calls it. */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../ui/dialog.h"
-#include "../ui/plugin.h"
+#include "../ui/help_pages.h"
 
 #include "../common/enhance.h"
 
@@ -100,4 +100,9 @@ run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals
 
 const GimpPlugInInfo PLUG_IN_INFO = { NULL, NULL, query, run };
 
-MAIN ()
+int
+main (int argc, char **argv)
+{
+  static const gfx_ui_proc *procs[] = { &enhance_proc };
+  return gfx_ui_main (&PLUG_IN_INFO, procs, G_N_ELEMENTS (procs), argc, argv);
+}

@@ -3,7 +3,8 @@
 # Usage: scripts/install.sh [BUILD] [--plugins-only]
 #   each BUILD/gpufx-NAME -> ${GIMP2_DIRECTORY:-~/.config/GIMP/2.10}/plug-ins/gpufx-NAME/gpufx-NAME
 #   with its translations in plug-ins/gpufx-NAME/locale/<lang>/LC_MESSAGES/gimp-gpufx.mo
-#   (the plug-ins bind gettext to the folder beside their executable);
+#   (the plug-ins bind gettext to the folder beside their executable) and its help pages
+#   in plug-ins/gpufx-NAME/help/<lang>/ (what Help, F1, opens);
 #   BUILD/gpufx -> /usr/local/bin when run as root, else ~/.local/bin (skipped with
 #   --plugins-only, which the tests use so they never touch a real profile or PATH).
 set -euo pipefail
@@ -29,10 +30,10 @@ for bin in "${plugins[@]}"; do
   dest="$profile/plug-ins/$name"
   mkdir -p "$dest"
   install -m755 "$bin" "$dest/$name"
-  if [ -d "$build/locale" ]; then
-    rm -rf "$dest/locale"
-    cp -r "$build/locale" "$dest/locale"
-  fi
+  for part in locale "help/$name"; do   # -> $dest/locale, $dest/help
+    rm -rf "$dest/${part%%/*}"
+    if [ -d "$build/$part" ]; then cp -r "$build/$part" "$dest/${part%%/*}"; fi
+  done
   echo "installed $dest/$name"
 done
 [ "$plugins_only" -eq 1 ] && exit 0

@@ -72,15 +72,6 @@ on_browse (GtkWidget *button, GtkWidget *entry)
   gtk_widget_destroy (chooser);
 }
 
-/* The tables spell auto_label "auto" (the CLI's word too): marked here for the catalogues. */
-static const char *const auto_msgid = N_("auto");
-
-static const char *
-auto_text (const gfx_param_desc *d)
-{
-  return g_strcmp0 (d->auto_label, auto_msgid) == 0 ? _(auto_msgid) : gfx_ui_tr (d->auto_label);
-}
-
 /* Spin buttons show the table's auto_label for the value `min`, and accept it typed in
  * (translated or in English). */
 static gboolean
@@ -89,7 +80,7 @@ on_spin_output (GtkSpinButton *spin, const gfx_param_desc *d)
   GtkAdjustment *adj = gtk_spin_button_get_adjustment (spin);
   if (gtk_adjustment_get_value (adj) != d->min)
     return FALSE;
-  gtk_entry_set_text (GTK_ENTRY (spin), auto_text (d));
+  gtk_entry_set_text (GTK_ENTRY (spin), gfx_ui_auto_text (d->auto_label));
   return TRUE;
 }
 
@@ -97,7 +88,8 @@ static gint
 on_spin_input (GtkSpinButton *spin, gdouble *value, const gfx_param_desc *d)
 {
   const char *text = gtk_entry_get_text (GTK_ENTRY (spin));
-  if (g_strcmp0 (text, auto_text (d)) && g_ascii_strcasecmp (text, d->auto_label))
+  if (g_strcmp0 (text, gfx_ui_auto_text (d->auto_label))
+      && g_ascii_strcasecmp (text, d->auto_label))
     return FALSE;
   *value = d->min;
   return TRUE;

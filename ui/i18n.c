@@ -4,21 +4,34 @@
 
 #include <locale.h>
 
-static gchar *locale_dir;
-
-const char *
-gfx_ui_locale_dir (void)
+/* A folder beside the executable, made once. */
+static const char *
+beside_exe (gchar **cached, const char *name)
 {
-  if (!locale_dir)
+  if (!*cached)
     {
       /* /proc/self/exe names the real executable whatever argv[0] says. */
       gchar *exe = g_file_read_link ("/proc/self/exe", NULL);
       gchar *dir = exe ? g_path_get_dirname (exe) : g_get_current_dir ();
-      locale_dir = g_build_filename (dir, "locale", NULL);
+      *cached = g_build_filename (dir, name, NULL);
       g_free (dir);
       g_free (exe);
     }
-  return locale_dir;
+  return *cached;
+}
+
+const char *
+gfx_ui_locale_dir (void)
+{
+  static gchar *dir;
+  return beside_exe (&dir, "locale");
+}
+
+const char *
+gfx_ui_help_dir (void)
+{
+  static gchar *dir;
+  return beside_exe (&dir, "help");
 }
 
 void
@@ -37,4 +50,13 @@ const char *
 gfx_ui_tr (const char *msgid)
 {
   return (msgid && *msgid) ? g_dgettext (GETTEXT_PACKAGE, msgid) : msgid;
+}
+
+/* The tables spell auto_label "auto" (the CLI's word too): marked here for the catalogues. */
+static const char *const auto_msgid = N_("auto");
+
+const char *
+gfx_ui_auto_text (const char *auto_label)
+{
+  return g_strcmp0 (auto_label, auto_msgid) == 0 ? _(auto_msgid) : gfx_ui_tr (auto_label);
 }

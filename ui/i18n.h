@@ -16,6 +16,8 @@
 /* The folder holding this executable's catalogues (".../plug-ins/NAME/locale"); owned by
  * the library, never NULL. */
 const char *gfx_ui_locale_dir (void);
+/* The folder holding its help pages (".../plug-ins/NAME/help", ui/help_pages.h). */
+const char *gfx_ui_help_dir (void);
 
 /* Binds the domain to gfx_ui_locale_dir() with UTF-8 output.  Called by
  * gfx_ui_query_begin() and gfx_ui_run_begin(); harmless to call twice. */
@@ -24,5 +26,8 @@ void gfx_ui_i18n_init (void);
 /* Translates a string of a core table (labels marked N_() in common/); NULL stays NULL,
  * "" stays "". */
 const char *gfx_ui_tr (const char *msgid);
+
+/* A parameter's auto_label (what its value `min` means, "auto") as the dialog shows it. */
+const char *gfx_ui_auto_text (const char *auto_label);
 
 #endif

@@ -9,6 +9,13 @@ gfx_ui_query_begin (void)
 {
   gfx_ui_i18n_init ();
   gimp_plugin_domain_register (GETTEXT_PACKAGE, gfx_ui_locale_dir ());
+  /* Help (F1) in this executable's dialogs opens the pages beside it (ui/help_pages.h):
+   * a domain of its own, as each executable lists only its own procedures. */
+  gchar *domain = g_strconcat (GETTEXT_PACKAGE "/", g_get_prgname (), NULL);
+  gchar *uri = g_filename_to_uri (gfx_ui_help_dir (), NULL, NULL);
+  gimp_plugin_help_register (domain, uri);
+  g_free (uri);
+  g_free (domain);
 }
 
 static GimpPDBArgType

@@ -55,7 +55,8 @@ typedef struct gfx_ui_proc {
 
 /* ---- query() -------------------------------------------------------------------- */
 
-/* Binds gettext and registers the "gimp-gpufx" domain with GIMP (menu labels, blurbs). */
+/* Binds gettext and registers the "gimp-gpufx" domain with GIMP (menu labels, blurbs),
+ * and this executable's help pages (ui/help_pages.h). */
 void gfx_ui_query_begin (void);
 
 /* run-mode, image, drawable, then the table's parameters in order (ENUM/BOOL/INT ->

@@ -1,0 +1,104 @@
+#!/bin/bash
+# Help (F1): the pages each plug-in installs beside it (ui/help_pages.h), and GIMP opening
+# them.
+# - The pages of every language: well-formed, mapped by gimp-help.xml, the same settings
+#   in every language under the catalogue's labels (tests/gimp/help_check.py).
+# - A page's Script-Fu arguments are the procedure's, as GIMP's PDB lists them, and its
+#   example call runs and gives the command line's result with the defaults.
+# - F1 in each dialog, in GIMP with its interface under Xvfb, has GIMP ask the desktop's
+#   web browser (recorded here: text/html's default application) for that procedure's
+#   page, in the interface's language.
+source "$(dirname "$0")/lib.sh"
+need_display gimp/help "$@"
+batch_setup gimp/help
+GIMP_GUI=${GIMP_GUI:-gimp-2.10}
+plugins=$GIMP2_DIRECTORY/plug-ins
+
+for dir in "$plugins"/gpufx-*/; do
+  name=$(basename "$dir")
+  "$py" "$top/tests/gimp/help_check.py" pages "$dir/help" "$top/po" | sed "s/^\([A-Z]*\) /\1 $name-/"
+done
+
+# page PROC: the installed English page of PROC.
+page () { ls "$plugins"/gpufx-*/help/en/"$1.html" 2>/dev/null | head -1; }
+
+procs="plug-in-gpufx-halftone plug-in-gpufx-local-enhance plug-in-gpufx-iir-deblur
+       plug-in-gpufx-iir-identify"
+query=
+for proc in $procs; do
+  query+="(let* ((n (list-ref (gimp-procedural-db-proc-info \"$proc\") 6)))
+    (let loop ((i 3)) (when (< i n)
+      (gimp-message (string-append \"$proc arg \" (cadr (gimp-procedural-db-proc-arg \"$proc\" i))))
+      (loop (+ i 1)))))"
+done
+gimp_batch "$work/args.log" "$query"
+for proc in $procs; do
+  want=$(grep -o "$proc arg [a-z0-9-]*" "$work/args.log" | awk '{print $3}' | tr '\n' ' ')
+  got=$("$py" "$top/tests/gimp/help_check.py" args "$(page "$proc")" | tr '\n' ' ')
+  [ -n "$want" ] && [ "$got" = "$want" ] && pass "$proc-page-lists-the-pdb-arguments" \
+    || fail "$proc-page-lists-the-pdb-arguments" "page: $got; PDB: ${want:-nothing}"
+done
+
+# The example calls with the defaults, as a user would paste them (image drawable -> img drw).
+for pair in "plug-in-gpufx-halftone halftone" "plug-in-gpufx-local-enhance enhance"; do
+  read -r proc sub <<<"$pair"
+  call=$("$py" "$top/tests/gimp/help_check.py" example "$(page "$proc")")
+  call=${call/image drawable/img drw}
+  gimp_batch "$work/example-$sub.log" "$(scm_run rgba8.png "example-$sub.png" "$call")"
+  if batch_ok "$proc-page-example-runs" "$work/example-$sub.log" $?; then
+    "$cli" "$sub" "$work/rgba8.png" "$work/cli-$sub.png" --backend cpu --quiet
+    compare_images "$proc-page-example-is-the-defaults" "$work/example-$sub.png" "$work/cli-$sub.png"
+  fi
+done
+
+if ! command -v "$GIMP_GUI" >/dev/null || ! command -v xdotool >/dev/null; then
+  skip help-f1 "$GIMP_GUI or xdotool not installed"
+  exit 0
+fi
+# The desktop's browser for HTML pages: a script that writes down what it was asked to open.
+mkdir -p "$work/xdg-data/applications" "$work/xdg-config"
+printf '#!/bin/sh\necho "$1" >>"%s/opened.txt"\n' "$work" >"$work/browser.sh"
+chmod +x "$work/browser.sh"
+printf '[Desktop Entry]\nType=Application\nName=Test browser\nExec=%s %%u\nMimeType=text/html;\n' \
+  "$work/browser.sh" >"$work/xdg-data/applications/test-browser.desktop"
+printf '[Default Applications]\ntext/html=test-browser.desktop\n' >"$work/xdg-config/mimeapps.list"
+
+# f1 NAME LANG TITLE_MSGID CALL PAGE: opens CALL's dialog in GIMP with its interface, in
+# LANG, presses F1, and expects PAGE (under the plug-ins' folder) to be opened.
+f1 () {
+  local name=$1 lang=$2 title_id=$3 call=$4 want=$plugins/$5 title wid pid opened
+  title=$(TEXTDOMAINDIR="$build/locale" LANGUAGE=$lang gettext -d gimp-gpufx "$title_id")
+  rm -f "$work/opened.txt"
+  (export LANGUAGE=$lang GPUFX_DIALOG_AUTO_CANCEL=30 XDG_DATA_HOME=$work/xdg-data \
+     XDG_CONFIG_HOME=$work/xdg-config
+   cd "$work" && timeout 120 "$GIMP_GUI" -d -f -s -b "$(scm_run rgba8.png f1.png "$call")" \
+     -b '(gimp-quit 0)' >"$work/f1-$name.log" 2>&1) &
+  pid=$!
+  for _ in $(seq 200); do
+    wid=$(xwininfo -root -tree | grep -F "\"$title\"" | awk '{print $1; exit}')
+    [ -n "$wid" ] && break
+    sleep 0.3
+  done
+  if [ -z "$wid" ]; then
+    fail "$name" "no window \"$title\""; wait $pid; return
+  fi
+  sleep 1
+  xdotool windowfocus --sync "$wid" key F1
+  for _ in $(seq 50); do [ -s "$work/opened.txt" ] && break; sleep 0.2; done
+  xdotool windowfocus --sync "$wid" key Escape 2>/dev/null
+  wait $pid
+  opened=$(head -1 "$work/opened.txt" 2>/dev/null)
+  opened=${opened#file://}
+  [ "$opened" = "$want" ] && [ -f "$opened" ] && pass "$name" \
+    || fail "$name" "opened ${opened:-nothing}, want $want; $(tail -2 "$work/f1-$name.log" | tr '\n' ' ')"
+}
+
+f1 f1-halftone en "Halftone (error diffusion)" '(plug-in-gpufx-halftone RUN-INTERACTIVE img drw 0 2 0 0 -1)' \
+  gpufx-halftone/help/en/plug-in-gpufx-halftone.html
+f1 f1-enhance en "Local Enhance (histogram statistics)" \
+  '(plug-in-gpufx-local-enhance RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0)' \
+  gpufx-local-enhance/help/en/plug-in-gpufx-local-enhance.html
+f1 f1-deblur en "IIR deblur (quadrant filters)" '(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 0)' \
+  gpufx-iir-deblur/help/en/plug-in-gpufx-iir-deblur.html
+f1 f1-halftone-ru ru "Halftone (error diffusion)" '(plug-in-gpufx-halftone RUN-INTERACTIVE img drw 0 2 0 0 -1)' \
+  gpufx-halftone/help/ru/plug-in-gpufx-halftone.html
