@@ -1,12 +1,14 @@
 /* GIMP glue shared by every gimp-gpufx plug-in, written once over gfx_filter and
  * gfx_param_set (common/filter.h, common/params.h).  Three levels, use the highest that fits:
  *
- *   1. One call each from query() and run() for a plain filter procedure:
+ *   1. One call each from query(), run() and main() for a plain filter procedure:
  *        static const gfx_ui_proc proc = { &gfx_halftone_filter, "plug-in-gpufx-halftone",
  *                                          N_("_Halftone (error diffusion)..."),
  *                                          "<Image>/Filters/Distorts" };
  *        query(): gfx_ui_query_begin (); gfx_ui_install (&proc, NULL, 0);
  *        run():   gfx_ui_run (&proc, nparams, param, nreturn_vals, return_vals);
+ *        main():  gfx_ui_main (&PLUG_IN_INFO, procs, n_procs, argc, argv), procs listing
+ *                 the executable's procedures for its help pages (ui/help_pages.h).
  *      gfx_ui_run does the three run modes, the dialog (ui/dialog.h), validation, the
  *      work with progress and cancel, the shadow merge (one undo step), the optional mask
  *      layer and gimp_set_data.
