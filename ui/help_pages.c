@@ -49,6 +49,32 @@ put_label (GString *page, const char *msgid)
   g_free (label);
 }
 
+/* <tag>text</tag> and a line break, the text escaped. */
+static void
+put_element (GString *page, const char *tag, const char *text)
+{
+  g_string_append_printf (page, "<%s>", tag);
+  put (page, "%s", text);
+  g_string_append_printf (page, "</%s>\n", tag);
+}
+
+/* A table's start and its header row: the NULL-terminated cells, translated. */
+static void G_GNUC_NULL_TERMINATED
+put_table_head (GString *page, ...)
+{
+  va_list ap;
+  va_start (ap, page);
+  g_string_append (page, "<table>\n<tr>");
+  for (const char *cell; (cell = va_arg (ap, const char *));)
+    {
+      g_string_append (page, "<th>");
+      put (page, "%s", cell);
+      g_string_append (page, "</th>");
+    }
+  va_end (ap);
+  g_string_append (page, "</tr>\n");
+}
+
 /* "Filters › Distorts › Halftone (error diffusion)" in the page's language. */
 static void
 put_menu_path (GString *page, const gfx_ui_proc *proc)
@@ -157,17 +183,8 @@ put_default (GString *page, const gfx_param_desc *d, const void *defaults)
 static void
 put_settings (GString *page, const gfx_param_set *set, const void *defaults)
 {
-  g_string_append (page, "<h2>");
-  put (page, "%s", _("Settings"));
-  g_string_append (page, "</h2>\n<table>\n<tr><th>");
-  put (page, "%s", _("Setting"));
-  g_string_append (page, "</th><th>");
-  put (page, "%s", _("Values"));
-  g_string_append (page, "</th><th>");
-  put (page, "%s", _("Default"));
-  g_string_append (page, "</th><th>");
-  put (page, "%s", _("What it does"));
-  g_string_append (page, "</th></tr>\n");
+  put_element (page, "h2", _("Settings"));
+  put_table_head (page, _("Setting"), _("Values"), _("Default"), _("What it does"), NULL);
   for (int i = 0; i < set->n_params; i++)
     {
       const gfx_param_desc *d = &set->params[i];
@@ -195,11 +212,9 @@ static void
 put_batch (GString *page, const gfx_ui_proc *proc, const void *defaults)
 {
   const gfx_param_set *set = proc->filter->params;
-  g_string_append (page, "<h2>");
-  put (page, "%s", _("Batch mode (Script-Fu)"));
-  g_string_append (page, "</h2>\n<p>");
-  put (page, "%s", _("With the default settings:"));
-  g_string_append (page, "</p>\n<pre>");
+  put_element (page, "h2", _("Batch mode (Script-Fu)"));
+  put_element (page, "p", _("With the default settings:"));
+  g_string_append (page, "<pre>");
   put (page, "(%s RUN-NONINTERACTIVE image drawable", proc->proc_name);
   for (int i = 0; i < set->n_params; i++)
     {
@@ -209,11 +224,8 @@ put_batch (GString *page, const gfx_ui_proc *proc, const void *defaults)
       else
         put (page, " %.10g", gfx_param_get (d, defaults));
     }
-  g_string_append (page, ")</pre>\n<table>\n<tr><th>");
-  put (page, "%s", _("Argument"));
-  g_string_append (page, "</th><th>");
-  put (page, "%s", _("Values"));
-  g_string_append (page, "</th></tr>\n");
+  g_string_append (page, ")</pre>\n");
+  put_table_head (page, _("Argument"), _("Values"), NULL);
   for (int i = 0; i < set->n_params; i++)
     {
       const gfx_param_desc *d = &set->params[i];
@@ -238,33 +250,28 @@ page_text (const gfx_ui_proc *proc, const gfx_ui_proc *const *procs, int n_procs
   gchar *tag = g_strdelimit (g_strdup (lang), "_", '-'); /* HTML's "zh-CN" */
   put (page, "%s", tag);
   g_free (tag);
-  g_string_append (page, "\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
-  put (page, "%s", gfx_ui_tr (f->title));
+  g_string_append (page, "\">\n<head>\n<meta charset=\"utf-8\">\n");
+  put_element (page, "title", gfx_ui_tr (f->title));
   g_string_append (page,
-                   "</title>\n<style>body { font-family: sans-serif; max-width: 50em; }"
+                   "<style>body { font-family: sans-serif; max-width: 50em; }"
                    " table { border-collapse: collapse; }"
                    " td, th { border: 1px solid #aaa; padding: 0.3em; text-align: left;"
-                   " vertical-align: top; }</style>\n</head>\n<body>\n<h1>");
-  put (page, "%s", gfx_ui_tr (f->title));
-  g_string_append (page, "</h1>\n");
+                   " vertical-align: top; }</style>\n</head>\n<body>\n");
+  put_element (page, "h1", gfx_ui_tr (f->title));
   if (proc->menu_path)
     {
       g_string_append (page, "<p class=\"menu\">");
       put_menu_path (page, proc);
       g_string_append (page, "</p>\n");
     }
-  g_string_append (page, "<p>");
-  put (page, "%s", gfx_ui_tr (proc->help ? proc->help : f->blurb));
-  g_string_append (page, "</p>\n");
+  put_element (page, "p", gfx_ui_tr (proc->help ? proc->help : f->blurb));
   put_settings (page, f->params, defaults);
   put_batch (page, proc, defaults);
-  g_string_append (page, "<h2>");
-  put (page, "%s", _("Command line"));
-  g_string_append (page, "</h2>\n<p>");
-  put (page, "%s", _("Outside GIMP the gpufx command does the same; this lists its options:"));
-  g_string_append (page, "</p>\n<pre>");
-  put (page, "gpufx %s --help", f->name);
-  g_string_append (page, "</pre>\n");
+  put_element (page, "h2", _("Command line"));
+  put_element (page, "p", _("Outside GIMP the gpufx command does the same; this lists its options:"));
+  gchar *command = g_strdup_printf ("gpufx %s --help", f->name);
+  put_element (page, "pre", command);
+  g_free (command);
   for (int i = 0; i < n_procs; i++)
     if (procs[i] != proc)
       {

@@ -166,6 +166,18 @@ test_filter () {
     echo "q4 a 1 0 0 0 0 0 0 0 0";              echo "q4 b 1 -0.2 0 -0.2 0.1 0 0 0 0"; } >"$1"
 }
 
+# wait_window TITLE [SECONDS]: prints the id of the window titled TITLE once it is shown
+# (tries for SECONDS, default 30; prints nothing and fails if it never is).
+wait_window () {
+  local wid
+  for _ in $(seq $((${2:-30} * 5))); do
+    wid=$(xwininfo -root -tree | grep -F "\"$1\"" | awk '{print $1; exit}')
+    [ -n "$wid" ] && { echo "$wid"; return 0; }
+    sleep 0.2
+  done
+  return 1
+}
+
 # need_display NAME ARGS...: without $DISPLAY, re-runs the calling test under Xvfb (or
 # SKIPs it when xvfb-run is missing), with a screen of XVFB_SCREEN (default 1280x1024x24).
 # Call it first, with "$@".

@@ -42,13 +42,7 @@ shot () {
     (export LANGUAGE=$lang GPUFX_DIALOG_EXPAND=1 GPUFX_DIALOG_AUTO_OK=6
      gimp_batch "$work/shot.log" "$(scm_run "$image" "$work/shot.png" "$call")") &
     pid=$!
-    wid=
-    for _ in $(seq 150); do
-      wid=$(xwininfo -root -tree | grep -F "\"$title\"" | awk '{print $1; exit}')
-      [ -n "$wid" ] && break
-      sleep 0.2
-    done
-    if [ -z "$wid" ]; then echo "shots: no window \"$title\"" >&2; wait $pid; exit 1; fi
+    if ! wid=$(wait_window "$title"); then echo "shots: no window \"$title\"" >&2; wait $pid; exit 1; fi
     sleep 3   # first preview render
     if ! fits_screen "$wid"; then
       echo "shots: \"$title\" reaches past the screen: make XVFB_SCREEN larger" >&2

@@ -47,12 +47,7 @@ typed () {
     "$(scm_run "$image" "typed-$name.png" "$call")" \
     "$(scm_run "$image" "repeat-$name.png" "${call/RUN-INTERACTIVE/RUN-WITH-LAST-VALS}")" &
   pid=$!
-  for _ in $(seq 150); do
-    wid=$(xwininfo -root -tree | grep -F "\"$title\"" | awk '{print $1; exit}')
-    [ -n "$wid" ] && break
-    sleep 0.2
-  done
-  if [ -z "$wid" ]; then
+  if ! wid=$(wait_window "$title"); then
     fail "$name" "no window \"$title\""; kill $pid; wait $pid; return 1
   fi
   sleep 1 # the first preview render

@@ -74,12 +74,7 @@ f1 () {
    cd "$work" && timeout 120 "$GIMP_GUI" -d -f -s -b "$(scm_run rgba8.png f1.png "$call")" \
      -b '(gimp-quit 0)' >"$work/f1-$name.log" 2>&1) &
   pid=$!
-  for _ in $(seq 200); do
-    wid=$(xwininfo -root -tree | grep -F "\"$title\"" | awk '{print $1; exit}')
-    [ -n "$wid" ] && break
-    sleep 0.3
-  done
-  if [ -z "$wid" ]; then
+  if ! wid=$(wait_window "$title" 60); then   # GIMP's whole interface starts first
     fail "$name" "no window \"$title\""; wait $pid; return
   fi
   sleep 1

@@ -30,11 +30,7 @@ export GPUFX_DIALOG_AUTO_IDENTIFY=1 GPUFX_DIALOG_AUTO_OK=12
 gimp_batch "$work/dlg.log" "$(scm_run blurred.png dialog.png "$call")" &
 pid=$!
 if [ -n "${SHOT:-}" ]; then
-  for _ in $(seq 100); do
-    wid=$(xwininfo -root -tree | grep -F '"IIR' | awk '{print $1; exit}')
-    [ -n "$wid" ] && break
-    sleep 0.2
-  done
+  wid=$(wait_window "IIR deblur (quadrant filters)")
   sleep 8
   [ -n "$wid" ] && /usr/bin/import -window "$wid" "$SHOT" && echo "wrote $SHOT"
 fi
