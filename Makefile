@@ -133,10 +133,13 @@ $(BUILD)/locale/%/LC_MESSAGES/gimp-gpufx.mo: po/%.po
 
 # What Help (F1) opens: each plug-in writes its own pages (ui/help_pages.h), once per
 # language, from its catalogue in $(BUILD)/locale; scripts/install.sh copies them beside it.
-$(BUILD)/help/gpufx-%.stamp: $(BUILD)/gpufx-% $(MO_FILES)
+$(BUILD)/help/gpufx-%.stamp: $(BUILD)/gpufx-% $(MO_FILES) $(wildcard docs/before-after-*.png)
 	@rm -rf $(BUILD)/help/gpufx-$*
 	@for lang in $(HELP_LANGS); do \
 	  LANGUAGE=$$lang LC_ALL=C.UTF-8 $< --help-pages $(BUILD)/help/gpufx-$*/$$lang || exit 1; \
+	done
+	@for pic in $$(sed -n 's|.*<img src="\.\./\([^"]*\)".*|\1|p' $(BUILD)/help/gpufx-$*/en/*.html); do \
+	  cp docs/$$pic $(BUILD)/help/gpufx-$*/ || exit 1; \
 	done
 	@touch $@
 

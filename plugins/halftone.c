@@ -14,6 +14,7 @@ static const gfx_ui_proc halftone_proc = {
              "quantisation error to unprocessed neighbours (Floyd-Steinberg and seven other "
              "kernels), on the GPU when one is usable.  Alpha is kept; only the selection "
              "changes."),
+  .picture = "before-after-halftone.png",
 };
 
 static void

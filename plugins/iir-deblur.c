@@ -118,6 +118,7 @@ static const gfx_ui_proc deblur_proc = {
              "their outputs; an unstable filter is refused.  Runs on the GPU when one is "
              "usable.  Alpha is kept; only the selection changes."),
   .hooks = &deblur_hooks,
+  .picture = "before-after-deblur.png",
 };
 
 static void

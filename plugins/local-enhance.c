@@ -81,6 +81,7 @@ static const gfx_ui_proc enhance_proc = {
   .mask_param = "mask-layer",
   .mask_layer = N_("Local enhance mask"),
   .hooks = &enhance_hooks,
+  .picture = "before-after-enhance.png",
 };
 
 static void

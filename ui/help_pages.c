@@ -265,6 +265,13 @@ page_text (const gfx_ui_proc *proc, const gfx_ui_proc *const *procs, int n_procs
       g_string_append (page, "</p>\n");
     }
   put_element (page, "p", gfx_ui_tr (proc->help ? proc->help : f->blurb));
+  if (proc->picture)
+    {
+      g_string_append_printf (page, "<figure><img src=\"../%s\" alt=\"\">\n", proc->picture);
+      put_element (page, "figcaption", _("An example: the original on the left, the result "
+                                         "on the right."));
+      g_string_append (page, "</figure>\n");
+    }
   put_settings (page, f->params, defaults);
   put_batch (page, proc, defaults);
   put_element (page, "h2", _("Command line"));

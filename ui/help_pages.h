@@ -6,9 +6,11 @@
  * (gfx_ui_query_begin), rooted at the "help" folder beside it:
  *   plug-ins/NAME/help/<lang>/gimp-help.xml      help id (= procedure name) -> page
  *   plug-ins/NAME/help/<lang>/PROCEDURE.html     one page per procedure
+ *   plug-ins/NAME/help/PICTURE                   its example (gfx_ui_proc.picture)
  * GIMP's help plug-in looks the dialog's help id up in the user's languages, then English.
  * The build writes them by running each plug-in as `gpufx-NAME --help-pages DIR` once per
- * language (LANGUAGE=xx); the plug-in's main() (gfx_ui_main) answers that without GIMP. */
+ * language (LANGUAGE=xx); the plug-in's main() (gfx_ui_main) answers that without GIMP.
+ * The Makefile then copies from docs/ the pictures the pages show. */
 #ifndef GFX_UI_HELP_PAGES_H
 #define GFX_UI_HELP_PAGES_H
 

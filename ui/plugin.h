@@ -53,6 +53,8 @@ typedef struct gfx_ui_proc {
   const char *mask_param;     /* name of a BOOL parameter asking for run.mask, or NULL */
   const char *mask_layer;     /* N_() name of the mask layer; NULL: "<title> mask" */
   const gfx_dialog_hooks *hooks; /* extra widgets in the dialog, or NULL */
+  const char *picture;        /* its help page's example: a file of docs/ (before | after),
+                                 installed with the pages; NULL: none */
 } gfx_ui_proc;
 
 /* ---- query() -------------------------------------------------------------------- */

@@ -12,7 +12,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
-VOID = {"meta", "br"}
+VOID = {"meta", "br", "img"}
 
 
 class Page(html.parser.HTMLParser):
@@ -32,6 +32,8 @@ class Page(html.parser.HTMLParser):
             self.lang = attrs.get("lang")
         if tag == "a":
             self.links.append(attrs.get("href"))
+        if tag == "img":
+            self.links.append(attrs.get("src"))
         if tag == "tr":
             self._row = attrs.get("id")
             if self._row:

@@ -3,6 +3,7 @@
 # them.
 # - The pages of every language: well-formed, mapped by gimp-help.xml, the same settings
 #   in every language under the catalogue's labels (tests/gimp/help_check.py).
+# - Each filter's page shows its before/after picture.
 # - A page's Script-Fu arguments are the procedure's, as GIMP's PDB lists them, and its
 #   example call runs and gives the command line's result with the defaults.
 # - F1 in each dialog, in GIMP with its interface under Xvfb, has GIMP ask the desktop's
@@ -37,6 +38,16 @@ for proc in $procs; do
   got=$("$py" "$top/tests/gimp/help_check.py" args "$(page "$proc")" | tr '\n' ' ')
   [ -n "$want" ] && [ "$got" = "$want" ] && pass "$proc-page-lists-the-pdb-arguments" \
     || fail "$proc-page-lists-the-pdb-arguments" "page: $got; PDB: ${want:-nothing}"
+done
+
+# Each filter's page shows the README's before/after picture of it.
+for pair in "plug-in-gpufx-halftone halftone" "plug-in-gpufx-local-enhance enhance" \
+            "plug-in-gpufx-iir-deblur deblur"; do
+  read -r proc sub <<<"$pair"
+  pic=$(sed -n 's|.*<img src="\([^"]*\)".*|\1|p' "$(page "$proc")")
+  cmp -s "$(dirname "$(page "$proc")")/$pic" "$top/docs/before-after-$sub.png" \
+    && pass "$proc-page-shows-its-picture" \
+    || fail "$proc-page-shows-its-picture" "page shows '${pic:-no picture}'"
 done
 
 # The example calls with the defaults, as a user would paste them (image drawable -> img drw).
