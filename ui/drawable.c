@@ -176,22 +176,39 @@ gfx_ui_drawable_write (gint32 drawable, const gfx_ui_rect *rect, const gfx_image
   return GFX_OK;
 }
 
-gfx_status
-gfx_ui_add_mask_layer (gint32 image, gint32 drawable, const gfx_ui_rect *rect,
-                       const gfx_image *mask, const char *name, gfx_error *err)
+gint32
+gfx_ui_mask_layer_new (gint32 image, const gfx_ui_rect *rect, const gfx_image *mask,
+                       const char *name, gfx_error *err)
 {
   if (mask->channels != 1 || mask->depth != GFX_U8 || mask->width != rect->width
       || mask->height != rect->height)
-    return gfx_fail (err, GFX_ERR_INTERNAL, "mask image does not match the processed area");
+    {
+      gfx_fail (err, GFX_ERR_INTERNAL, "mask image does not match the processed area");
+      return -1;
+    }
   GimpImageType type = gimp_image_base_type (image) == GIMP_GRAY ? GIMP_GRAY_IMAGE
                                                                  : GIMP_RGB_IMAGE;
   gint32 layer = gimp_layer_new (image, name, rect->width, rect->height, type, 100.0,
                                  GIMP_LAYER_MODE_NORMAL);
   if (layer < 0)
-    return gfx_fail (err, GFX_ERR_INTERNAL, "could not create the mask layer");
+    gfx_fail (err, GFX_ERR_INTERNAL, "could not create the mask layer: %s",
+              gimp_get_pdb_error ());
+  return layer;
+}
+
+gfx_status
+gfx_ui_mask_layer_insert (gint32 image, gint32 drawable, gint32 layer,
+                          const gfx_ui_rect *rect, const gfx_image *mask, gfx_error *err)
+{
   gint off_x = 0, off_y = 0;
   gimp_drawable_offsets (drawable, &off_x, &off_y);
-  gimp_image_insert_layer (image, layer, -1, -1);
+  if (!gimp_image_insert_layer (image, layer, -1, -1))
+    {
+      gfx_fail (err, GFX_ERR_INTERNAL, "could not add the mask layer: %s",
+                gimp_get_pdb_error ());
+      gimp_item_delete (layer);
+      return GFX_ERR_INTERNAL;
+    }
   gimp_layer_set_offsets (layer, off_x + rect->x, off_y + rect->y);
   GeglBuffer *buffer = gimp_drawable_get_buffer (layer);
   gegl_buffer_set (buffer, GEGL_RECTANGLE (0, 0, rect->width, rect->height), 0,

@@ -19,16 +19,23 @@ store_result (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const gfx_
               const gfx_image *in, const gfx_image *out, const gfx_image *mask,
               gfx_error *err)
 {
-  /* The merge and the mask layer are one undo step together. */
-  gimp_image_undo_group_start (image);
-  gfx_status st = gfx_ui_drawable_write (drawable, rect, in, out, err);
-  if (st == GFX_OK && mask && mask->pixels)
+  gint32 layer = -1;
+  if (mask && mask->pixels)
     {
       gchar *name = proc->mask_layer ? g_strdup (_(proc->mask_layer))
                                      : g_strdup_printf (_("%s mask"), _(proc->filter->title));
-      st = gfx_ui_add_mask_layer (image, drawable, rect, mask, name, err);
+      layer = gfx_ui_mask_layer_new (image, rect, mask, name, err);
       g_free (name);
+      if (layer < 0)
+        return GFX_ERR_INTERNAL; /* gfx_ui_mask_layer_new said why */
     }
+  /* The merge and the mask layer are one undo step together. */
+  gimp_image_undo_group_start (image);
+  gfx_status st = gfx_ui_drawable_write (drawable, rect, in, out, err);
+  if (layer >= 0 && st == GFX_OK)
+    st = gfx_ui_mask_layer_insert (image, drawable, layer, rect, mask, err);
+  else if (layer >= 0)
+    gimp_item_delete (layer); /* never added: GIMP would keep it */
   gimp_image_undo_group_end (image);
   return st;
 }
