@@ -172,6 +172,9 @@ bench: all
 install: all
 	@scripts/install.sh $(BUILD)
 
+uninstall:
+	@scripts/install.sh --uninstall
+
 clean:
 	rm -rf build
 

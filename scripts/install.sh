@@ -1,24 +1,51 @@
 #!/bin/bash
-# Installs the plug-ins and the CLI from a build folder.
+# Installs the plug-ins and the CLI from a build folder, or takes them away again.
 # Usage: scripts/install.sh [BUILD] [--plugins-only]
+#        scripts/install.sh --uninstall
 #   each BUILD/gpufx-NAME -> ${GIMP2_DIRECTORY:-~/.config/GIMP/2.10}/plug-ins/gpufx-NAME/gpufx-NAME
 #   with its translations in plug-ins/gpufx-NAME/locale/<lang>/LC_MESSAGES/gimp-gpufx.mo
 #   (the plug-ins bind gettext to the folder beside their executable) and its help pages
 #   in plug-ins/gpufx-NAME/help/<lang>/ (what Help, F1, opens);
-#   BUILD/gpufx -> /usr/local/bin when run as root, else ~/.local/bin (skipped with
-#   --plugins-only, which the tests use so they never touch a real profile or PATH).
+#   BUILD/gpufx -> $GPUFX_BINDIR, by default /usr/local/bin when run as root, else
+#   ~/.local/bin (skipped with --plugins-only, which the tests use so they never touch a
+#   real profile or PATH).
+#   --uninstall removes those plug-in folders, that gpufx and gpufx's cache (~/.cache/gpufx);
+#   other plug-ins, and filter files you identified into the profile, stay.
 set -euo pipefail
 build=build
 plugins_only=0
+uninstall=0
 for arg in "$@"; do
   case $arg in
     --plugins-only) plugins_only=1 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    --uninstall) uninstall=1 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) build=$arg ;;
   esac
 done
 profile=${GIMP2_DIRECTORY:-$HOME/.config/GIMP/2.10}
+if [ "$(id -u)" -eq 0 ]; then bindir=${GPUFX_BINDIR:-/usr/local/bin}
+else bindir=${GPUFX_BINDIR:-$HOME/.local/bin}; fi
 shopt -s nullglob
+
+if [ "$uninstall" -eq 1 ]; then
+  # The plug-ins this source tree makes (plugins/NAME.c -> gpufx-NAME), whatever is built.
+  for src in "$(dirname "$0")"/../plugins/*.c; do
+    name=gpufx-$(basename "$src" .c)
+    dest="$profile/plug-ins/$name"
+    if [[ $name == *_glue ]] || [ ! -f "$dest/$name" ]; then continue; fi
+    rm -rf "$dest"
+    echo "removed $dest"
+  done
+  cache=${XDG_CACHE_HOME:-$HOME/.cache}/gpufx
+  for path in "$bindir/gpufx" "$cache"; do
+    [ -e "$path" ] || continue
+    rm -rf "$path"
+    echo "removed $path"
+  done
+  exit 0
+fi
+
 plugins=("$build"/gpufx-*)
 if [ ${#plugins[@]} -eq 0 ]; then
   echo "install.sh: no plug-ins in $build (run make first)" >&2
@@ -38,7 +65,6 @@ for bin in "${plugins[@]}"; do
 done
 [ "$plugins_only" -eq 1 ] && exit 0
 if [ -x "$build/gpufx" ]; then
-  if [ "$(id -u)" -eq 0 ]; then bindir=/usr/local/bin; else bindir=$HOME/.local/bin; fi
   mkdir -p "$bindir"
   install -m755 "$build/gpufx" "$bindir/gpufx"
   echo "installed $bindir/gpufx"

@@ -1,0 +1,34 @@
+#!/bin/bash
+# make install / make uninstall as a user runs them, into a throwaway profile, bin folder
+# and cache: uninstall takes away the three plug-in folders, gpufx and its cache, and
+# nothing else (another plug-in and a filter file identified into the profile stay); GIMP
+# then starts without the procedures.
+source "$(dirname "$0")/lib.sh"
+gimp_setup gimp/uninstall
+export GPUFX_BINDIR=$work/bin XDG_CACHE_HOME=$work/cache
+plugins=$GIMP2_DIRECTORY/plug-ins
+mkdir -p "$plugins/other" && cp /bin/true "$plugins/other/other"
+echo "gpufx-iir 1" >"$GIMP2_DIRECTORY/gpufx-identified.iir"
+
+"$top/scripts/install.sh" "$build" >"$work/install.log" 2>&1
+"$work/bin/gpufx" --version >/dev/null 2>&1   # makes its cache
+installed=$(ls -d "$plugins"/gpufx-*/ "$work/bin/gpufx" "$work/cache/gpufx" 2>/dev/null | wc -l)
+[ "$installed" -eq 5 ] && pass install-places-five-things \
+  || fail install-places-five-things "$installed of 5 (3 plug-in folders, gpufx, its cache): $(ls "$plugins" "$work/bin" "$work/cache" 2>&1 | tr '\n' ' ')"
+
+make -s -C "$top" uninstall >"$work/uninstall.log" 2>&1
+left=$(ls -d "$plugins"/gpufx-* "$work/bin/gpufx" "$work/cache/gpufx" 2>/dev/null | tr "\n" " ")
+[ -z "$left" ] && pass uninstall-removes-them || fail uninstall-removes-them "left: $left"
+[ -x "$plugins/other/other" ] && [ -f "$GIMP2_DIRECTORY/gpufx-identified.iir" ] \
+  && pass uninstall-keeps-the-rest || fail uninstall-keeps-the-rest "another plug-in or the filter file went"
+[ "$(grep -c '^removed' "$work/uninstall.log")" -eq 5 ] && pass uninstall-says-what-it-removed \
+  || fail uninstall-says-what-it-removed "$(tr '\n' ' ' <"$work/uninstall.log")"
+
+rm -rf "$plugins/other"   # not a real plug-in: GIMP would complain about it
+gimp_batch "$work/after.log" '(gimp-message (string-append "exists="
+  (number->string (car (gimp-procedural-db-proc-exists "plug-in-gpufx-halftone")))
+  (number->string (car (gimp-procedural-db-proc-exists "plug-in-gpufx-iir-identify")))))'
+grep -q "exists=00" "$work/after.log" && pass uninstall-gimp-forgets-the-procedures \
+  || fail uninstall-gimp-forgets-the-procedures "$(grep -o 'exists=[0-9]*' "$work/after.log" || tail -2 "$work/after.log")"
+make -s -C "$top" uninstall >"$work/again.log" 2>&1 && [ ! -s "$work/again.log" ] \
+  && pass uninstall-twice-is-harmless || fail uninstall-twice-is-harmless "$(cat "$work/again.log")"
