@@ -59,7 +59,7 @@ MO_FILES   := $(patsubst po/%.po,$(BUILD)/locale/%/LC_MESSAGES/gimp-gpufx.mo,$(w
 HELP_LANGS := en $(patsubst po/%.po,%,$(wildcard po/*.po))
 HELP       := $(PLUGINS:$(BUILD)/gpufx-%=$(BUILD)/help/gpufx-%.stamp)
 
-.PHONY: all core tests-core plugins cli locale help deps check check-sanitize demo bench install \
+.PHONY: all core tests-core plugins cli locale help deps check demo bench install \
         uninstall pot clean
 all: core plugins cli tests-core locale help
 core: $(CORE_LIB)
