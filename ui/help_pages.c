@@ -21,8 +21,13 @@ plain_label (const char *label)
 {
   GString *s = g_string_new (NULL);
   for (const char *p = label; *p; p++)
-    if (*p != '_' || (p[1] == '_' && p++))
+    {
+      if (*p == '_' && p[1] != '_')
+        continue; /* the mnemonic's mark */
+      if (*p == '_')
+        p++; /* "__" is a literal underscore */
       g_string_append_c (s, *p);
+    }
   return g_string_free (s, FALSE);
 }
 
