@@ -49,10 +49,15 @@ typedef struct {
 } cli_args;
 
 /* Parses argv[1..] (values must hold the set's defaults).  Returns -1 to go on, or the
- * exit status to return at once: 0 after --help, 2 after a usage error (message printed). */
+ * exit status to return at once: 0 after --help (or --complete-words, alone), 2 after a
+ * usage error (message printed). */
 int cli_parse (const cli_spec *spec, int argc, char **argv, void *values, cli_args *args);
 /* The --help text, generated from the table: every option with its range and default. */
 void cli_help (const cli_spec *spec, FILE *out);
+/* What `gpufx CMD --complete-words` prints (cli_parse answers it): one line an option,
+ * "--name" then its choices, ":file" or ":value" (nothing for a flag); cli/gpufx.bash
+ * completes from it. */
+void cli_complete_words (const cli_spec *spec, FILE *out);
 
 /* Runs `gpufx NAME IN OUT [options]` for a filter; returns the exit status. */
 int cli_filter_main (const cli_filter *f, int argc, char **argv);

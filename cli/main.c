@@ -71,6 +71,16 @@ dispatch (int argc, char **argv)
     }
   if (!strcmp (name, "--version") || !strcmp (name, "version"))
     return version_main ();
+  if (!strcmp (name, "--complete-words")) /* the commands, for cli/gpufx.bash */
+    {
+      for (int i = 0; i < N_FILTERS; i++)
+        printf ("%s\n", FILTERS[i].filter->name);
+      for (int i = 0; i < N_COMMANDS; i++)
+        if (COMMANDS[i].name)
+          printf ("%s\n", COMMANDS[i].name);
+      printf ("--help\n--version\n");
+      return CLI_OK;
+    }
   for (int i = 0; i < N_FILTERS; i++)
     if (!strcmp (name, FILTERS[i].filter->name))
       return cli_filter_main (&FILTERS[i], argc - 1, argv + 1);

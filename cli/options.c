@@ -84,11 +84,48 @@ describe (const gfx_param_desc *d, const void *defaults, char *buf, size_t len)
     snprintf (buf, len, "%s; default %g", range, def);
 }
 
+/* Every option a spec accepts, in --help's order: the table's (d set), then --mask-out,
+ * --compare, --quiet and --help (d NULL); meta is " FILE", " N"... or "" for a flag. */
+typedef void (*option_fn) (void *ctx, const char *name, const char *meta, const char *help,
+                           const gfx_param_desc *d);
+
 static void
-option_line (FILE *out, const char *name, const char *meta, const char *help, const char *extra)
+each_option (const cli_spec *spec, option_fn fn, void *ctx)
 {
-  fprintf (out, "  --%s%s\n      %s%s%s\n", name, meta, help, extra ? " " : "",
-           extra ? extra : "");
+  for (int i = 0; spec->set && i < spec->set->n_params; i++)
+    {
+      const gfx_param_desc *d = &spec->set->params[i];
+      if (is_option (d))
+        fn (ctx, gfx_param_cli_name (d), metavar (d), d->help, d);
+    }
+  if (spec->mask)
+    fn (ctx, "mask-out", " FILE", "Also write the decision mask to FILE", NULL);
+  if (spec->processing)
+    {
+      fn (ctx, "compare", " FILE", "Also write input and result side by side to FILE", NULL);
+      fn (ctx, "quiet", "", "No progress line and no notes (errors still show)", NULL);
+    }
+  fn (ctx, "help", "", "Show this help", NULL);
+}
+
+typedef struct {
+  FILE *out;
+  const void *defaults;
+} help_ctx;
+
+static void
+help_line (void *ctx, const char *name, const char *meta, const char *help,
+           const gfx_param_desc *d)
+{
+  const help_ctx *h = ctx;
+  char extra[600] = "";
+  if (d)
+    {
+      describe (d, h->defaults, extra + 1, sizeof extra - 2);
+      extra[0] = '(';
+      strcat (extra, ")");
+    }
+  fprintf (h->out, "  --%s%s\n      %s%s%s\n", name, meta, help, *extra ? " " : "", extra);
 }
 
 void
@@ -98,35 +135,43 @@ cli_help (const cli_spec *spec, FILE *out)
   if (spec->blurb)
     fprintf (out, "%s\n", spec->blurb);
   fprintf (out, "\nOptions:\n");
-  void *defaults = spec->set ? calloc (1, spec->set->size) : NULL;
-  if (defaults)
-    gfx_params_defaults (spec->set, defaults);
-  for (int i = 0; defaults && i < spec->set->n_params; i++)
-    {
-      const gfx_param_desc *d = &spec->set->params[i];
-      char extra[600];
-      if (!is_option (d))
-        continue;
-      describe (d, defaults, extra + 1, sizeof extra - 2);
-      extra[0] = '(';
-      strcat (extra, ")");
-      option_line (out, gfx_param_cli_name (d), metavar (d), d->help, extra);
-    }
-  free (defaults);
-  if (spec->mask)
-    option_line (out, "mask-out", " FILE", "Also write the decision mask to FILE", NULL);
-  if (spec->processing)
-    {
-      option_line (out, "compare", " FILE", "Also write input and result side by side to FILE",
-                   NULL);
-      option_line (out, "quiet", "", "No progress line and no notes (errors still show)", NULL);
-    }
-  option_line (out, "help", "", "Show this help", NULL);
+  help_ctx h = { out, spec->set ? calloc (1, spec->set->size) : NULL };
+  if (spec->set && !h.defaults)
+    return;
+  if (spec->set)
+    gfx_params_defaults (spec->set, (void *) h.defaults);
+  each_option (spec, help_line, &h);
+  free ((void *) h.defaults);
   if (spec->processing)
     fprintf (out, "\nIN is any image GEGL can load; OUT's extension picks the format (.png, "
              ".tif, .jpg, .ppm, ...).\nThe input's precision is kept where the format can "
              "hold it. Exit status: 0 ok, 2 bad\nusage or input, 3 unstable filter, 1 other "
              "failures.\n");
+}
+
+/* "--kernel fs jjn ...", "--filter :file", "--levels :value", "--quiet": one line an
+ * option, for the shell's completion (cli/gpufx.bash). */
+static void
+words_line (void *ctx, const char *name, const char *meta, const char *help,
+            const gfx_param_desc *d)
+{
+  (void) help;
+  FILE *out = ctx;
+  fprintf (out, "--%s", name);
+  if (d && d->type == GFX_PT_ENUM)
+    for (int i = 0; d->choices[i]; i++)
+      fprintf (out, " %s", d->choices[i]);
+  else if (!strcmp (meta, " FILE"))
+    fprintf (out, " :file");
+  else if (*meta)
+    fprintf (out, " :value");
+  fputc ('\n', out);
+}
+
+void
+cli_complete_words (const cli_spec *spec, FILE *out)
+{
+  each_option (spec, words_line, out);
 }
 
 /* Handles one "--name[=value]" at argv[*i]; returns -1 to go on or an exit status. */
@@ -176,6 +221,11 @@ int
 cli_parse (const cli_spec *spec, int argc, char **argv, void *values, cli_args *args)
 {
   memset (args, 0, sizeof *args);
+  if (argc == 2 && !strcmp (argv[1], "--complete-words"))
+    {
+      cli_complete_words (spec, stdout);
+      return CLI_OK;
+    }
   int n_pos = 0, rc = -1;
   bool only_positionals = false;
   bool given[64] = { false };

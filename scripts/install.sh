@@ -7,10 +7,12 @@
 #   (the plug-ins bind gettext to the folder beside their executable) and its help pages
 #   in plug-ins/gpufx-NAME/help/<lang>/ (what Help, F1, opens);
 #   BUILD/gpufx -> $GPUFX_BINDIR, by default /usr/local/bin when run as root, else
-#   ~/.local/bin (skipped with --plugins-only, which the tests use so they never touch a
-#   real profile or PATH).
-#   --uninstall removes those plug-in folders, that gpufx and gpufx's cache (~/.cache/gpufx);
-#   other plug-ins, and filter files you identified into the profile, stay.
+#   ~/.local/bin, and its bash completion (cli/gpufx.bash) -> $GPUFX_COMPLETIONDIR, by
+#   default /usr/local/share/bash-completion/completions, else the same under
+#   ${XDG_DATA_HOME:-~/.local/share} (both skipped with --plugins-only, which the tests use
+#   so they never touch a real profile or PATH).
+#   --uninstall removes those plug-in folders, that gpufx, its completion and its cache
+#   (~/.cache/gpufx); other plug-ins, and filter files you identified into the profile, stay.
 set -euo pipefail
 build=build
 plugins_only=0
@@ -19,13 +21,18 @@ for arg in "$@"; do
   case $arg in
     --plugins-only) plugins_only=1 ;;
     --uninstall) uninstall=1 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) build=$arg ;;
   esac
 done
 profile=${GIMP2_DIRECTORY:-$HOME/.config/GIMP/2.10}
-if [ "$(id -u)" -eq 0 ]; then bindir=${GPUFX_BINDIR:-/usr/local/bin}
-else bindir=${GPUFX_BINDIR:-$HOME/.local/bin}; fi
+if [ "$(id -u)" -eq 0 ]; then
+  bindir=${GPUFX_BINDIR:-/usr/local/bin}
+  completions=${GPUFX_COMPLETIONDIR:-/usr/local/share/bash-completion/completions}
+else
+  bindir=${GPUFX_BINDIR:-$HOME/.local/bin}
+  completions=${GPUFX_COMPLETIONDIR:-${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion/completions}
+fi
 shopt -s nullglob
 
 if [ "$uninstall" -eq 1 ]; then
@@ -38,7 +45,7 @@ if [ "$uninstall" -eq 1 ]; then
     echo "removed $dest"
   done
   cache=${XDG_CACHE_HOME:-$HOME/.cache}/gpufx
-  for path in "$bindir/gpufx" "$cache"; do
+  for path in "$bindir/gpufx" "$completions/gpufx" "$cache"; do
     [ -e "$path" ] || continue
     rm -rf "$path"
     echo "removed $path"
@@ -68,5 +75,8 @@ if [ -x "$build/gpufx" ]; then
   mkdir -p "$bindir"
   install -m755 "$build/gpufx" "$bindir/gpufx"
   echo "installed $bindir/gpufx"
+  mkdir -p "$completions"
+  install -m644 "$(dirname "$0")/../cli/gpufx.bash" "$completions/gpufx"
+  echo "installed $completions/gpufx (bash completion: new shells complete gpufx's words)"
   case ":$PATH:" in *":$bindir:"*) ;; *) echo "note: $bindir is not on your PATH" ;; esac
 fi

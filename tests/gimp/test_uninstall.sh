@@ -1,27 +1,30 @@
 #!/bin/bash
-# make install / make uninstall as a user runs them, into a throwaway profile, bin folder
-# and cache: uninstall takes away the three plug-in folders, gpufx and its cache, and
+# make install / make uninstall as a user runs them, into a throwaway profile, bin folder,
+# completion folder and cache: uninstall takes away the three plug-in folders, gpufx, its
+# bash completion and its cache, and
 # nothing else (another plug-in and a filter file identified into the profile stay); GIMP
 # then starts without the procedures.
 source "$(dirname "$0")/lib.sh"
 gimp_setup gimp/uninstall
-export GPUFX_BINDIR=$work/bin XDG_CACHE_HOME=$work/cache
+export GPUFX_BINDIR=$work/bin GPUFX_COMPLETIONDIR=$work/completions XDG_CACHE_HOME=$work/cache
 plugins=$GIMP2_DIRECTORY/plug-ins
 mkdir -p "$plugins/other" && cp /bin/true "$plugins/other/other"
 echo "gpufx-iir 1" >"$GIMP2_DIRECTORY/gpufx-identified.iir"
 
 "$top/scripts/install.sh" "$build" >"$work/install.log" 2>&1
 "$work/bin/gpufx" --version >/dev/null 2>&1   # makes its cache
-installed=$(ls -d "$plugins"/gpufx-*/ "$work/bin/gpufx" "$work/cache/gpufx" 2>/dev/null | wc -l)
-[ "$installed" -eq 5 ] && pass install-places-five-things \
-  || fail install-places-five-things "$installed of 5 (3 plug-in folders, gpufx, its cache): $(ls "$plugins" "$work/bin" "$work/cache" 2>&1 | tr '\n' ' ')"
+installed=$(ls -d "$plugins"/gpufx-*/ "$work/bin/gpufx" "$work/completions/gpufx" \
+  "$work/cache/gpufx" 2>/dev/null | wc -l)
+[ "$installed" -eq 6 ] && pass install-places-six-things \
+  || fail install-places-six-things "$installed of 6 (3 plug-in folders, gpufx, its completion, its cache): $(ls "$plugins" "$work/bin" "$work/cache" 2>&1 | tr '\n' ' ')"
 
 make -s -C "$top" uninstall >"$work/uninstall.log" 2>&1
-left=$(ls -d "$plugins"/gpufx-* "$work/bin/gpufx" "$work/cache/gpufx" 2>/dev/null | tr "\n" " ")
+left=$(ls -d "$plugins"/gpufx-* "$work/bin/gpufx" "$work/completions/gpufx" "$work/cache/gpufx" \
+  2>/dev/null | tr "\n" " ")
 [ -z "$left" ] && pass uninstall-removes-them || fail uninstall-removes-them "left: $left"
 [ -x "$plugins/other/other" ] && [ -f "$GIMP2_DIRECTORY/gpufx-identified.iir" ] \
   && pass uninstall-keeps-the-rest || fail uninstall-keeps-the-rest "another plug-in or the filter file went"
-[ "$(grep -c '^removed' "$work/uninstall.log")" -eq 5 ] && pass uninstall-says-what-it-removed \
+[ "$(grep -c '^removed' "$work/uninstall.log")" -eq 6 ] && pass uninstall-says-what-it-removed \
   || fail uninstall-says-what-it-removed "$(tr '\n' ' ' <"$work/uninstall.log")"
 
 rm -rf "$plugins/other"   # not a real plug-in: GIMP would complain about it
