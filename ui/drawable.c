@@ -127,16 +127,26 @@ gfx_ui_drawable_read (gint32 drawable, const gfx_ui_rect *rect, gfx_image *img, 
 /* out in the drawable's own format, every sample that out has as in (the filter left it)
  * holding its exact stored value.  Needed where the drawable's format is not the one the
  * core works in (linear light; half, double or 32-bit integer precision): the round trip
- * through the core's format could move such a sample by a unit in the last place. */
+ * through the core's format could move such a sample by a unit in the last place.  NULL
+ * and err when there is no memory for it (a large double image needs twice the core's). */
 static guchar *
 in_own_format_unchanged_kept (gint32 drawable, const gfx_ui_rect *rect, const Babl *work,
-                              const Babl *own, const gfx_image *in, const gfx_image *out)
+                              const Babl *own, const gfx_image *in, const gfx_image *out,
+                              gfx_error *err)
 {
   const size_t pixels = (size_t) rect->width * rect->height;
   const int comps = babl_format_get_n_components (own);
   const size_t sample_bytes = (size_t) babl_format_get_bytes_per_pixel (own) / comps;
-  guchar *result = g_malloc (pixels * comps * sample_bytes);
-  guchar *stored = g_malloc (pixels * comps * sample_bytes);
+  const size_t bytes = pixels * comps * sample_bytes;
+  guchar *result = g_try_malloc (bytes);
+  guchar *stored = result ? g_try_malloc (bytes) : NULL;
+  if (!stored)
+    {
+      g_free (result);
+      gfx_fail (err, GFX_ERR_NOMEM, _("out of memory for the result in the drawable's "
+                                      "precision (2 x %zu MiB)"), bytes >> 20);
+      return NULL;
+    }
   babl_process (babl_fish (work, own), out->pixels, result, (long) pixels);
   GeglBuffer *buffer = gimp_drawable_get_buffer (drawable);
   gegl_buffer_get (buffer, GEGL_RECTANGLE (rect->x, rect->y, rect->width, rect->height), 1.0,
@@ -155,8 +165,10 @@ gfx_ui_drawable_write (gint32 drawable, const gfx_ui_rect *rect, const gfx_image
   if (!work)
     return err ? err->status : GFX_ERR_INPUT;
   const Babl *own = gimp_drawable_get_format (drawable);
-  guchar *kept = own != work ? in_own_format_unchanged_kept (drawable, rect, work, own, in, out)
-                             : NULL;
+  guchar *kept = NULL;
+  if (own != work && !(kept = in_own_format_unchanged_kept (drawable, rect, work, own, in,
+                                                            out, err)))
+    return GFX_ERR_NOMEM;
   GeglBuffer *shadow = gimp_drawable_get_shadow_buffer (drawable);
   gegl_buffer_set (shadow, GEGL_RECTANGLE (rect->x, rect->y, rect->width, rect->height), 0,
                    kept ? own : work, kept ? (const void *) kept : out->pixels,

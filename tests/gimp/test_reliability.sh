@@ -221,4 +221,39 @@ else
   skip "dialog: Cancel during the run" "no X server and no xvfb-run"
 fi
 
+# Out of memory where the drawable's precision is not the core's: a double-precision
+# drawable's result needs two buffers of 8 bytes a sample besides the core's images.  With
+# that allocation failing (tests/support/fail_malloc_size.c, in the plug-in only) the run
+# must fail with the reason, not crash, and leave the image as it was.
+if ldd "$build/gpufx-halftone" | grep -q libasan; then
+  skip "out of memory in the drawable's precision" "the ASan runtime owns malloc here"
+elif cc -shared -fPIC -O2 "$top/tests/support/fail_malloc_size.c" -o "$work/failmalloc.so"; then
+  w=1237 h=611
+  GPUFX_TEST_FAIL_MALLOC=$((w * h * 8)) LD_PRELOAD="$work/failmalloc.so" gimp_batch "$work/oom.log" \
+    "(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"gray16.png\" \"gray16.png\")))
+            (drw (car (gimp-image-get-active-drawable img))))
+       (gimp-image-scale img $w $h)
+       (gimp-layer-flatten drw)
+       (gimp-image-convert-precision img PRECISION-DOUBLE-GAMMA)
+       (gimp-file-save RUN-NONINTERACTIVE img drw \"oom-before.tif\" \"oom-before.tif\")
+       (catch #f (plug-in-gpufx-halftone RUN-NONINTERACTIVE img drw 0 2 1 0 -1))
+       (gimp-file-save RUN-NONINTERACTIVE img drw \"oom-after.tif\" \"oom-after.tif\")
+       (gimp-image-delete img))"
+  rc=$?
+  if [ $rc -ne 0 ] || grep -qE 'crashed|Segmentation|terminated' "$work/oom.log"; then
+    fail "out of memory in the drawable's precision: the reason, no crash" \
+      "GIMP rc $rc: $(grep -E 'Error|crashed|terminated' "$work/oom.log" | head -2 | tr '\n' ' ')"
+  elif ! grep -q "error for procedure 'plug-in-gpufx-halftone'" "$work/oom.log" \
+       || ! grep -q "out of memory for the result in the drawable's precision" "$work/oom.log"; then
+    fail "out of memory in the drawable's precision: the reason, no crash" \
+      "no such error: $(tail -3 "$work/oom.log" | tr '\n' ' ')"
+  else
+    pass "out of memory in the drawable's precision: the reason, no crash"
+    check_images "out of memory in the drawable's precision: the image is as it was" same \
+      "$work/oom-after.tif" "$work/oom-before.tif"
+  fi
+else
+  fail "out of memory in the drawable's precision" "cannot build tests/support/fail_malloc_size.c"
+fi
+
 # Undo after a run, a failed run and a cancelled run: test_undo.sh (GIMP with its GUI).

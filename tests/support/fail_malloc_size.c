@@ -1,0 +1,29 @@
+/* LD_PRELOAD shim for tests: in a gpufx plug-in process, malloc of exactly
+ * $GPUFX_TEST_FAIL_MALLOC bytes returns NULL, as when memory runs out; every other call
+ * (and every other process: GIMP, its file plug-ins) gets glibc's malloc.  Not for ASan
+ * builds, whose runtime owns malloc. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern void *__libc_malloc (size_t size);
+
+void *
+malloc (size_t size)
+{
+  static int state; /* 0 not read yet, 1 armed, 2 off */
+  static size_t fail_size;
+  if (state == 0)
+    {
+      const char *v = getenv ("GPUFX_TEST_FAIL_MALLOC");
+      fail_size = v ? strtoull (v, NULL, 10) : 0;
+      state = fail_size && strncmp (program_invocation_short_name, "gpufx-", 6) == 0 ? 1 : 2;
+    }
+  if (state == 1 && size == fail_size)
+    {
+      errno = ENOMEM;
+      return NULL;
+    }
+  return __libc_malloc (size);
+}
