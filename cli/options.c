@@ -110,7 +110,7 @@ each_option (const cli_spec *spec, option_fn fn, void *ctx)
 
 typedef struct {
   FILE *out;
-  const void *defaults;
+  void *defaults; /* the table's defaults; NULL: its options are left out (no memory) */
 } help_ctx;
 
 static void
@@ -119,6 +119,8 @@ help_line (void *ctx, const char *name, const char *meta, const char *help,
 {
   const help_ctx *h = ctx;
   char extra[600] = "";
+  if (d && !h->defaults)
+    return;
   if (d)
     {
       describe (d, h->defaults, extra + 1, sizeof extra - 2);
@@ -136,12 +138,10 @@ cli_help (const cli_spec *spec, FILE *out)
     fprintf (out, "%s\n", spec->blurb);
   fprintf (out, "\nOptions:\n");
   help_ctx h = { out, spec->set ? calloc (1, spec->set->size) : NULL };
-  if (spec->set && !h.defaults)
-    return;
-  if (spec->set)
-    gfx_params_defaults (spec->set, (void *) h.defaults);
+  if (h.defaults)
+    gfx_params_defaults (spec->set, h.defaults);
   each_option (spec, help_line, &h);
-  free ((void *) h.defaults);
+  free (h.defaults);
   if (spec->processing)
     fprintf (out, "\nIN is any image GEGL can load; OUT's extension picks the format (.png, "
              ".tif, .jpg, .ppm, ...).\nThe input's precision is kept where the format can "
