@@ -108,6 +108,27 @@ gfx_status cli_check_output (const char *path, gfx_error *err);
 gfx_status cli_side_by_side (const gfx_image *a, const gfx_image *b, gfx_image *out,
                              gfx_error *err);
 
+/* Standard input and output as images (std_stream.c).  "-" as an input is standard input
+ * (any format GEGL loads, told by its content; it can be read once); "-" as an output is
+ * PNG on standard output, and "EXT:-" (tif:-, jpg:-, exr:-, ...) that format. */
+bool cli_is_stdin (const char *path);
+bool cli_is_stdout (const char *path);
+/* What messages call path: "standard input", "standard output", or path itself. */
+const char *cli_stream_name (const char *path);
+/* Copies standard input into a memory file, open as *fd (close it after loading), whose
+ * name for GEGL goes into file.  Refuses a terminal and a second read. */
+gfx_status cli_stdin_open (char *file, size_t len, int *fd, gfx_error *err);
+/* The temporary file name (in $TMPDIR) that an output for standard output is saved as
+ * first: "stdout.png" for "-", "stdout.EXT" for "EXT:-". */
+void cli_stdout_file (const char *path, char *file, size_t len);
+/* Refuses standard output when it is a terminal. */
+gfx_status cli_stdout_check (gfx_error *err);
+/* Copies the finished file to standard output. */
+gfx_status cli_stdout_send (const char *file, gfx_error *err);
+/* Refuses standard output for an image option (named in the message) of a command that
+ * prints its report there. */
+gfx_status cli_stdout_reserved (const char *option, const char *path, gfx_error *err);
+
 /* Called once before exiting when GEGL was used. */
 void cli_io_shutdown (void);
 

@@ -74,6 +74,12 @@ check_before_work (const cli_filter *f, const cli_args *args, const void *values
   gfx_error err;
   if (gfx_params_validate (f->filter->params, values, &err) != GFX_OK)
     return cli_fail (f->filter->name, CLI_USAGE, "%s", err.msg);
+  int to_stdout = 0;
+  for (int i = 0; i < 3; i++)
+    to_stdout += cli_is_stdout (paths[i]);
+  if (to_stdout > 1)
+    return cli_fail (f->filter->name, CLI_USAGE, "only one output can go to standard output "
+                     "(-); give the others file names");
   for (int i = 0; i < 3; i++)
     if (paths[i] && cli_check_output (paths[i], &err) != GFX_OK)
       return cli_fail (f->filter->name, cli_exit_code (err.status), "%s", err.msg);

@@ -187,27 +187,29 @@ decoder_failed (const char *said)
 /* Refuses sizes that cannot work before GEGL allocates: above the core's limit, or when
  * even one byte a pixel for GEGL's copy and ours exceeds the machine's memory. */
 static gfx_status
-check_size (const char *path, const GeglRectangle *box, gfx_error *err)
+check_size (const char *name, const GeglRectangle *box, gfx_error *err)
 {
   size_t pixels = (size_t) box->width * (size_t) box->height;
   size_t memory = (size_t) sysconf (_SC_PHYS_PAGES) * (size_t) sysconf (_SC_PAGESIZE);
   if (pixels > GFX_MAX_SAMPLES / 4)
     return gfx_fail (err, GFX_ERR_INPUT, "%s: %d x %d pixels is too large (gpufx accepts at "
-                     "most %zu pixels)", path, box->width, box->height, GFX_MAX_SAMPLES / 4);
+                     "most %zu pixels)", name, box->width, box->height, GFX_MAX_SAMPLES / 4);
   if (memory > 0 && pixels > memory / 2)
     return gfx_fail (err, GFX_ERR_INPUT, "%s: %d x %d pixels is too large for this machine's "
-                     "%zu MiB of memory", path, box->width, box->height, memory >> 20);
+                     "%zu MiB of memory", name, box->width, box->height, memory >> 20);
   return GFX_OK;
 }
 
 static GeglBuffer *
-load_buffer (const char *path, gfx_error *err)
+load_buffer (const char *path, const char *name, gfx_error *err)
 {
   GeglBuffer *buffer = NULL;
   char said[256];
-  cli_capture_begin (path, "cannot read this file as an image", CLI_USAGE, NULL);
+  cli_capture_begin (name, "cannot read this file as an image", CLI_USAGE, NULL);
   GeglNode *graph = gegl_node_new ();
-  GeglNode *load = gegl_node_new_child (graph, "operation", "gegl:load", "path", path, NULL);
+  const char *loader = cli_loader_for_content (path);
+  GeglNode *load = gegl_node_new_child (graph, "operation", loader ? loader : "gegl:load",
+                                        "path", path, NULL);
   GeglNode *sink = gegl_node_new_child (graph, "operation", "gegl:buffer-sink", "buffer",
                                         &buffer, NULL);
   gegl_node_link (load, sink);
@@ -215,7 +217,11 @@ load_buffer (const char *path, gfx_error *err)
    * times an infinite one; processing either can take for ever. */
   GeglRectangle box = gegl_node_get_bounding_box (load);
   bool sized = box.width > 0 && box.height > 0 && !gegl_rectangle_is_infinite_plane (&box);
-  if (sized && check_size (path, &box, err) == GFX_OK)
+  if (!loader && cli_load_found_no_loader (load))
+    gfx_fail (err, GFX_ERR_INPUT, "%s: not an image format gpufx can tell (neither its first "
+              "bytes nor its file name's extension name one GEGL reads here: PNG, JPEG, TIFF, "
+              "OpenEXR, WebP, GIF, PNM, Radiance HDR...)", name);
+  else if (sized && check_size (name, &box, err) == GFX_OK)
     gegl_node_process (sink);
   cli_capture_end (said, sizeof said);
   g_object_unref (graph);
@@ -256,28 +262,28 @@ cli_load (const char *path, gfx_image *img, char *note, size_t note_len, gfx_err
   return st;
 }
 
-gfx_status
-cli_load_source (const char *path, gfx_image *img, cli_source *src, char *note,
-                 size_t note_len, gfx_error *err)
+/* cli_load_source of the file at path, called name in messages. */
+static gfx_status
+load_source (const char *path, const char *name, gfx_image *img, cli_source *src, char *note,
+             size_t note_len, gfx_error *err)
 {
-  memset (img, 0, sizeof *img);
-  *src = (cli_source) { NULL, NULL };
-  note[0] = '\0';
   struct stat sb;
   bool known = stat (path, &sb) == 0; /* else fopen below says why */
   if (known && !S_ISREG (sb.st_mode)) /* a fifo would block for ever */
-    return gfx_fail (err, GFX_ERR_INPUT, "%s: not a regular file (%s)", path,
-                     S_ISDIR (sb.st_mode) ? "a folder" : "a device, fifo or socket");
+    return gfx_fail (err, GFX_ERR_INPUT, "%s: not a regular file (%s)", name,
+                     S_ISDIR (sb.st_mode) ? "a folder"
+                                          : "a device, fifo or socket: - reads standard input");
   if (known && sb.st_size == 0) /* GEGL's JPEG loader quotes stray bytes */
-    return gfx_fail (err, GFX_ERR_INPUT, "%s: the file is empty", path);
+    return gfx_fail (err, GFX_ERR_INPUT, "%s: %s is empty", name,
+                     name == path ? "the file" : "it");
   FILE *f = fopen (path, "rb");
   if (!f)
-    return gfx_fail (err, GFX_ERR_INPUT, "%s: cannot read: %s", path, strerror (errno));
+    return gfx_fail (err, GFX_ERR_INPUT, "%s: cannot read: %s", name, strerror (errno));
   fclose (f);
   cli_gegl_start ();
   gegl_said[0] = '\0';
   gfx_error_clear (err);
-  GeglBuffer *buffer = load_buffer (path, err);
+  GeglBuffer *buffer = load_buffer (path, name, err);
   const GeglRectangle *r = buffer ? gegl_buffer_get_extent (buffer) : NULL;
   if (!r || r->width < 1 || r->height < 1)
     {
@@ -286,14 +292,14 @@ cli_load_source (const char *path, gfx_image *img, cli_source *src, char *note,
       if (err->msg[0]) /* refused for its size */
         return err->status;
       return gfx_fail (err, GFX_ERR_INPUT, "%s: GEGL cannot read this file as an image%s%s%s",
-                       path, gegl_said[0] ? " (" : "", gegl_said, gegl_said[0] ? ")" : "");
+                       name, gegl_said[0] ? " (" : "", gegl_said, gegl_said[0] ? ")" : "");
     }
   int colors;
   bool alpha;
   gfx_depth depth;
   pick_layout (gegl_buffer_get_format (buffer), &colors, &alpha, &depth);
   if (babl_format_is_palette (gegl_buffer_get_format (buffer)) || file_is_indexed (path))
-    snprintf (note, note_len, "%s is an indexed image: converted to %s", path,
+    snprintf (note, note_len, "%s is an indexed image: converted to %s", name,
               alpha ? "RGBA" : "RGB");
   gfx_status st = gfx_image_alloc (img, r->width, r->height, colors + (alpha ? 1 : 0), alpha,
                                    depth, err);
@@ -310,5 +316,24 @@ cli_load_source (const char *path, gfx_image *img, cli_source *src, char *note,
     src->buffer = buffer;
   else
     g_object_unref (buffer);
+  return st;
+}
+
+gfx_status
+cli_load_source (const char *path, gfx_image *img, cli_source *src, char *note,
+                 size_t note_len, gfx_error *err)
+{
+  memset (img, 0, sizeof *img);
+  *src = (cli_source) { NULL, NULL };
+  note[0] = '\0';
+  if (!cli_is_stdin (path))
+    return load_source (path, path, img, src, note, note_len, err);
+  char file[64];
+  int fd;
+  gfx_status st = cli_stdin_open (file, sizeof file, &fd, err);
+  if (st == GFX_OK)
+    st = load_source (file, cli_stream_name (path), img, src, note, note_len, err);
+  if (fd >= 0)
+    close (fd);
   return st;
 }

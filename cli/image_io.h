@@ -18,6 +18,12 @@ cli_be32 (const unsigned char *p)
   return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16 | (uint32_t) p[2] << 8 | p[3];
 }
 
+/* The GEGL loader for the file at path by its first bytes ("gegl:png-load"), or NULL when
+ * they name none that GEGL has here (image_sniff.c). */
+const char *cli_loader_for_content (const char *path);
+/* Whether a processed gegl:load node found no loader for its file and stands in a
+ * picture of its error text instead. */
+bool cli_load_found_no_loader (GeglNode *load);
 /* Starts GEGL once, with its warnings kept for messages instead of printed. */
 void cli_gegl_start (void);
 /* The first GEGL/GLib warning since it was last emptied (write '\0' to empty it). */

@@ -343,8 +343,14 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
   gfx_status st = cli_check_output (path, err);
   if (st != GFX_OK)
     return st;
-  const char *op = saver_for (path);
-  st = make_temp (path, err);
+  char stdout_file[GFX_PATH_LEN];
+  const bool to_stdout = cli_is_stdout (path);
+  const char *name = cli_stream_name (path);
+  if (to_stdout)
+    cli_stdout_file (path, stdout_file, sizeof stdout_file);
+  const char *file = to_stdout ? stdout_file : path;
+  const char *op = saver_for (file);
+  st = make_temp (file, err);
   if (st != GFX_OK)
     return st;
   signal (SIGINT, remove_pending);
@@ -365,7 +371,7 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
       own = false;
       GeglBuffer *buffer = buffer_to_save (in, img, src);
       cli_icc_tidy (babl_format_get_space (gegl_buffer_get_format (buffer)));
-      cli_capture_begin (path, "could not be written", CLI_FAILED, discard_pending);
+      cli_capture_begin (name, "could not be written", CLI_FAILED, discard_pending);
       write_buffer (buffer, op, tmp, img->depth, gray_jpeg (op, img, space));
       cli_capture_end (codec, sizeof codec);
       g_object_unref (buffer);
@@ -384,9 +390,11 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
                     : !tidy                       ? "the file could not be read back"
                                                   : NULL;
   if (why)
-    st = own ? gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", path, why)
+    st = own ? gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", name, why)
              : gfx_fail (err, GFX_ERR_IO, "%s: GEGL (%s) could not write the image (%s)",
-                         path, op, why);
+                         name, op, why);
+  else if (to_stdout)
+    st = cli_stdout_send (tmp, err);
   else if (rename (tmp, path) != 0)
     st = gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", path, strerror (errno));
   discard_pending ();
@@ -425,16 +433,28 @@ gfx_status
 cli_check_output (const char *path, gfx_error *err)
 {
   cli_gegl_start ();
-  if (!saver_for (path))
+  const char *name = cli_stream_name (path);
+  char file[GFX_PATH_LEN];
+  if (cli_is_stdout (path))
+    {
+      cli_stdout_file (path, file, sizeof file);
+      if (!saver_for (file))
+        return gfx_fail (err, GFX_ERR_INPUT, "standard output: GEGL has no saver for \"%s\" "
+                         "(use - for PNG, or png:-, tif:-, jpg:-, ppm:-, webp:-, exr:-...)", path);
+      if (cli_stdout_check (err) != GFX_OK)
+        return err->status;
+      path = file; /* its folder ($TMPDIR) must be writable */
+    }
+  else if (!saver_for (path))
     return gfx_fail (err, GFX_ERR_INPUT, "%s: GEGL has no saver for this file name's "
                      "extension (use .png, .tif, .jpg, .ppm, .webp...)", path);
   struct stat sb;
   if (stat (path, &sb) == 0 && S_ISDIR (sb.st_mode))
-    return gfx_fail (err, GFX_ERR_IO, "%s: cannot write: it is a folder", path);
+    return gfx_fail (err, GFX_ERR_IO, "%s: cannot write: it is a folder", name);
   const char *slash = strrchr (path, '/');
   char dir[GFX_PATH_LEN];
   snprintf (dir, sizeof dir, "%.*s", slash ? (int) (slash - path) + 1 : 1, slash ? path : ".");
   if (access (dir, W_OK) != 0)
-    return gfx_fail (err, GFX_ERR_IO, "%s: cannot write in %s: %s", path, dir, strerror (errno));
+    return gfx_fail (err, GFX_ERR_IO, "%s: cannot write in %s: %s", name, dir, strerror (errno));
   return GFX_OK;
 }

@@ -144,9 +144,10 @@ cli_help (const cli_spec *spec, FILE *out)
   free (h.defaults);
   if (spec->processing)
     fprintf (out, "\nIN is any image GEGL can load; OUT's extension picks the format (.png, "
-             ".tif, .jpg, .ppm, ...).\nThe input's precision is kept where the format can "
-             "hold it. Exit status: 0 ok, 2 bad\nusage or input, 3 unstable filter, 1 other "
-             "failures.\n");
+             ".tif, .jpg, .ppm, ...).\nIN - reads standard input; OUT - writes PNG to standard "
+             "output (tif:-, jpg:-, exr:-, ...\nanother format). The input's precision is kept "
+             "where the format can hold it.\nExit status: 0 ok, 2 bad usage or input, 3 "
+             "unstable filter, 1 other failures.\n");
 }
 
 /* "--kernel fs jjn ...", "--filter :file", "--levels :value", "--quiet": one line an
