@@ -16,6 +16,7 @@
 
 #include <gegl.h>
 
+#include "../common/file_target.h"
 #include "cli.h"
 #include "image_io.h"
 
@@ -83,6 +84,14 @@ remove_pending (int sig)
     rmdir (pending_dir);
   signal (sig, SIG_DFL);
   raise (sig);
+}
+
+/* gfx_file_target, with the CLI's message. */
+static gfx_status
+output_target (const char *path, char *target, size_t len, gfx_error *err)
+{
+  int e = gfx_file_target (path, target, len);
+  return e ? gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", path, strerror (e)) : GFX_OK;
 }
 
 /* Makes the private folder next to path and names the file to write in it. */
@@ -343,14 +352,15 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
   gfx_status st = cli_check_output (path, err);
   if (st != GFX_OK)
     return st;
-  char stdout_file[GFX_PATH_LEN];
+  char stdout_file[GFX_PATH_LEN], target[GFX_PATH_LEN];
   const bool to_stdout = cli_is_stdout (path);
   const char *name = cli_stream_name (path);
   if (to_stdout)
     cli_stdout_file (path, stdout_file, sizeof stdout_file);
-  const char *file = to_stdout ? stdout_file : path;
-  const char *op = saver_for (file);
-  st = make_temp (file, err);
+  else if ((st = output_target (path, target, sizeof target, err)) != GFX_OK)
+    return st;
+  const char *op = saver_for (to_stdout ? stdout_file : path); /* the name given, not a link's */
+  st = make_temp (to_stdout ? stdout_file : target, err);
   if (st != GFX_OK)
     return st;
   signal (SIGINT, remove_pending);
@@ -395,8 +405,12 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
                          name, op, why);
   else if (to_stdout)
     st = cli_stdout_send (tmp, err);
-  else if (rename (tmp, path) != 0)
-    st = gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", path, strerror (errno));
+  else
+    {
+      gfx_file_keep_mode (tmp, target);
+      if (rename (tmp, target) != 0)
+        st = gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", path, strerror (errno));
+    }
   discard_pending ();
   signal (SIGINT, SIG_DFL);
   signal (SIGTERM, SIG_DFL);
@@ -434,7 +448,7 @@ cli_check_output (const char *path, gfx_error *err)
 {
   cli_gegl_start ();
   const char *name = cli_stream_name (path);
-  char file[GFX_PATH_LEN];
+  char file[GFX_PATH_LEN], target[GFX_PATH_LEN];
   if (cli_is_stdout (path))
     {
       cli_stdout_file (path, file, sizeof file);
@@ -448,6 +462,10 @@ cli_check_output (const char *path, gfx_error *err)
   else if (!saver_for (path))
     return gfx_fail (err, GFX_ERR_INPUT, "%s: GEGL has no saver for this file name's "
                      "extension (use .png, .tif, .jpg, .ppm, .webp...)", path);
+  else if (output_target (path, target, sizeof target, err) != GFX_OK)
+    return err->status;
+  else
+    path = target; /* through symbolic links: where the file is written */
   struct stat sb;
   if (stat (path, &sb) == 0 && S_ISDIR (sb.st_mode))
     return gfx_fail (err, GFX_ERR_IO, "%s: cannot write: it is a folder", name);

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_target.h"
+
 /* A cursor over the text that skips white space and comments and knows its line. */
 typedef struct {
   const char *p, *start;
@@ -341,14 +343,15 @@ gfx_iir_write (const char *path, const gfx_iir_filter *f, const char *comment, g
   char *text = gfx_iir_format (f, comment);
   if (!text)
     return gfx_fail (err, GFX_ERR_NOMEM, "out of memory formatting filter file '%s'", path);
-  /* Written beside path and renamed at the end: a failure never leaves a cut file, and an
-   * existing filter file stays as it was. */
-  char tmp[PATH_MAX + 32];
-  FILE *fp = open_temp (path, tmp, sizeof tmp);
+  /* Written beside path (where its symbolic links lead) and renamed at the end: a failure
+   * never leaves a cut file, and an existing filter file stays as it was. */
+  char target[PATH_MAX], tmp[PATH_MAX + 32];
+  int e = gfx_file_target (path, target, sizeof target);
+  FILE *fp = e ? NULL : open_temp (target, tmp, sizeof tmp);
   if (!fp)
     {
       gfx_status st = gfx_fail (err, GFX_ERR_IO, "filter file '%s' cannot be written: %s", path,
-                                strerror (errno));
+                                strerror (e ? e : errno));
       free (text);
       return st;
     }
@@ -363,7 +366,8 @@ gfx_iir_write (const char *path, const gfx_iir_filter *f, const char *comment, g
       unlink (tmp);
       return st;
     }
-  if (rename (tmp, path) != 0)
+  gfx_file_keep_mode (tmp, target);
+  if (rename (tmp, target) != 0)
     {
       gfx_status st = gfx_fail (err, GFX_ERR_IO, "filter file '%s' cannot be written: %s", path,
                                 strerror (errno));

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../common/iir_file.h"
@@ -73,6 +74,51 @@ test_round_trip_extremes (void)
          "unwritable file: %s", err.msg);
 }
 
+/* Writing over a symbolic link writes the file it names (relative links from their own
+ * folder, chains, a link to a file not made yet), keeps an existing file's permissions,
+ * and refuses a loop. */
+static void
+test_write_through_links (void)
+{
+  gfx_iir_filter g, h;
+  gfx_error err;
+  iir_random_filter (&g, 2, 2, 0.5);
+  char dir[] = "/tmp/gpufx-test-iir-links-XXXXXX", p[6][512];
+  if (!mkdtemp (dir))
+    return;
+  const char *names[6] = { "real/private.iir", "real", "link.iir", "chain.iir", "new.iir",
+                           "loop.iir" };
+  for (int i = 0; i < 6; i++)
+    snprintf (p[i], sizeof p[i], "%s/%s", dir, names[i]);
+  mkdir (p[1], 0755);
+  FILE *f = fopen (p[0], "w");
+  if (f)
+    fclose (f);
+  chmod (p[0], 0600);
+  bool made = symlink ("real/private.iir", p[2]) == 0 && symlink ("link.iir", p[3]) == 0
+              && symlink ("real/later.iir", p[4]) == 0 && symlink ("loop.iir", p[5]) == 0;
+  struct stat sb, lb;
+  bool ok = made && gfx_iir_write (p[3], &g, NULL, &err) == GFX_OK
+            && gfx_iir_read (p[0], &h, &err) == GFX_OK && memcmp (&g, &h, sizeof g) == 0
+            && lstat (p[2], &lb) == 0 && S_ISLNK (lb.st_mode) && lstat (p[3], &lb) == 0
+            && S_ISLNK (lb.st_mode);
+  CHECK (ok, "a filter file written through two links lands in the file they name");
+  bool present = stat (p[0], &sb) == 0;
+  CHECK (present && (sb.st_mode & 0777) == 0600,
+         "a private (0600) filter file stays private when rewritten: %o", sb.st_mode & 0777);
+  char later[600];
+  snprintf (later, sizeof later, "%s/real/later.iir", dir);
+  CHECK (gfx_iir_write (p[4], &g, NULL, &err) == GFX_OK && lstat (p[4], &lb) == 0
+           && S_ISLNK (lb.st_mode) && gfx_iir_read (later, &h, &err) == GFX_OK,
+         "a link to a file not made yet makes that file");
+  CHECK (gfx_iir_write (p[5], &g, NULL, &err) == GFX_ERR_IO && strstr (err.msg, "loop.iir")
+           && strstr (err.msg, "symbolic links"), "a loop of links is refused: %s", err.msg);
+  unlink (later);
+  for (int i = 5; i >= 0; i--)
+    i == 1 ? rmdir (p[i]) : unlink (p[i]);
+  rmdir (dir);
+}
+
 /* Replaces the first occurrence of `from` in the good file by `to`. */
 static void
 malformed (const char *from, const char *to, const char *line, const char *expect)
@@ -134,6 +180,7 @@ main (void)
 {
   test_good ();
   test_round_trip_extremes ();
+  test_write_through_links ();
   test_malformed ();
   return check_exit_status ();
 }
