@@ -64,6 +64,13 @@ for img in camera.png astronaut.png coffee.png odd_rgba.png astronaut16.tif came
   same "enhance-n31-4th-perchannel-$b" enhance "$img" --window 31 --rule 4th --per-channel --k0 0 --k1 0.5 --k2 0.02 --k3 0.4
   same "deblur-$b" deblur "$img" --filter img/camera.iir
 done
+# standard input and output: a pipeline of two filters on the GPU equals it on the CPU
+for b in cpu gpu; do
+  kit/run gpufx enhance - - --backend $b --quiet < img/astronaut.png \
+    | kit/run gpufx halftone - "$out/pipe.$b.png" --backend $b --quiet 2> "$out/pipe.$b.err"
+done
+cmp -s "$out/pipe.cpu.png" "$out/pipe.gpu.png"
+check pipeline-stdin-stdout $? "$(head -c 200 "$out/pipe.gpu.err")"
 # whole-process times on a larger image (decoding overlaps the GPU's start-up) and on 1x1
 for r in 1 2 3; do
   for b in cpu gpu; do
