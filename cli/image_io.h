@@ -37,6 +37,17 @@ void cli_capture_end (char *said, size_t len);
 /* The babl format of a core layout, perceptual ("Y' u8", "R'G'B'A float"), in space (a
  * file's colour space; NULL: sRGB). */
 const Babl *cli_layout_format (int colors, bool alpha, gfx_depth depth, const Babl *space);
+/* Whether samples in space (a file's; NULL when none was read) are sRGB's. */
+bool cli_space_is_srgb (const Babl *space);
+/* img as a PGM (gray) or PPM (RGB) file at path, 8-bit, or 16-bit for deeper images; samples
+ * in space (not sRGB) are converted to sRGB first, as a pixmap names no space
+ * (image_write_own.c).  False with errno set when the file cannot be written. */
+bool cli_write_pnm (const char *path, const gfx_image *img, const Babl *space);
+/* Whether img is 8-bit gray holding only 0 and 255 (a black-and-white halftone). */
+bool cli_is_black_and_white (const gfx_image *img);
+/* Such an image as a 1-bit PNG: every reader gives back the same 0 and 255, the file is
+ * several times smaller and written several times faster than GEGL's 8-bit PNG. */
+bool cli_write_png_1bit (const char *path, const gfx_image *img);
 /* Takes every chunk of that type out of the PNG file at path, in place (file_parts.c).
  * False when the file cannot be read or written back, or is not a whole PNG. */
 bool cli_png_drop_chunk (const char *path, const char type[4]);

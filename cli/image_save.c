@@ -1,11 +1,9 @@
 /* Writing images with GEGL for the CLI (see cli.h): savers by extension, a temporary file
- * renamed at the end; PGM/PPM and black-and-white PNG written directly. */
+ * renamed at the end (or copied to standard output); PGM/PPM and black-and-white PNG
+ * written directly (image_write_own.c). */
 #include <dirent.h>
 #include <errno.h>
-#include <png.h>
-#include <setjmp.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +18,9 @@
 #include "cli.h"
 #include "image_io.h"
 
-/* The output is written as a file of the output's own name in a private folder next to it
- * (so the saver sees the extension, and whatever a saver leaves there goes with the
- * folder), then renamed into place.  The folder is removed on failure, on a signal and on
+/* The output is written as a file of the output's own name in a private folder next to
+ * the file it replaces (whatever a saver leaves there goes with the folder), then renamed
+ * into place.  The folder is removed on failure, on a signal and on
  * an exit() from inside a codec. */
 static char pending_dir[GFX_PATH_LEN + 32], pending_tmp[2 * GFX_PATH_LEN + 32];
 
@@ -158,108 +156,6 @@ write_buffer (GeglBuffer *buffer, const char *op, const char *path, gfx_depth de
   g_object_unref (graph);
 }
 
-/* PGM/PPM ourselves: GEGL's ppm-save writes even gray images as RGB pixmaps.  8-bit stays
- * 8-bit; 16-bit and float become 16-bit (big-endian, as the format says). */
-static bool
-write_pnm (const char *path, const gfx_image *img)
-{
-  FILE *f = fopen (path, "wb");
-  if (!f)
-    return false;
-  int wide = img->depth != GFX_U8;
-  fprintf (f, "P%d\n%d %d\n%d\n", img->channels == 1 ? 5 : 6, img->width, img->height,
-           wide ? 65535 : 255);
-  size_t n = gfx_image_samples (img);
-  for (size_t i = 0; i < n; i++)
-    {
-      float s = gfx_sample_get (img, i) * (wide ? 65535.0f : 255.0f) + 0.5f;
-      unsigned v = s <= 0.0f ? 0 : s >= (wide ? 65535.0f : 255.0f) ? (wide ? 65535 : 255)
-                                                                   : (unsigned) s;
-      if (wide)
-        putc ((int) (v >> 8), f);
-      putc ((int) (v & 255), f);
-    }
-  bool ok = !ferror (f);
-  return fclose (f) == 0 && ok;
-}
-
-/* Whether samples in space (a file's; NULL when none was read) are sRGB's. */
-static bool
-is_srgb (const Babl *space)
-{
-  return !space || space == babl_space ("sRGB");
-}
-
-/* A pixmap names no colour space: samples in another space go to sRGB first, as GEGL's
- * own saver would do (which writes even gray images as RGB pixmaps). */
-static bool
-write_pnm_srgb (const char *path, const gfx_image *img, const Babl *space)
-{
-  if (is_srgb (space))
-    return write_pnm (path, img);
-  gfx_image srgb;
-  gfx_error err;
-  if (gfx_image_alloc (&srgb, img->width, img->height, img->channels, false, img->depth, &err)
-      != GFX_OK)
-    return false;
-  const int colors = gfx_image_color_channels (img);
-  babl_process (babl_fish (cli_layout_format (colors, false, img->depth, space),
-                           cli_layout_format (colors, false, img->depth, NULL)),
-                img->pixels, srgb.pixels, (long) img->width * img->height);
-  bool ok = write_pnm (path, &srgb);
-  gfx_image_free (&srgb);
-  return ok;
-}
-
-/* An 8-bit gray image holding only 0 and 255 (a black-and-white halftone) is written as a
- * 1-bit PNG: every reader gives back the same 0 and 255, the file is several times
- * smaller, and it is written several times faster than GEGL's 8-bit PNG. */
-static bool
-is_black_and_white (const gfx_image *img)
-{
-  if (img->channels != 1 || img->depth != GFX_U8)
-    return false;
-  const uint8_t *p = img->pixels;
-  for (size_t i = 0, n = gfx_image_samples (img); i < n; i++)
-    if (p[i] != 0 && p[i] != 255)
-      return false;
-  return true;
-}
-
-static bool
-write_png_1bit (const char *path, const gfx_image *img)
-{
-  FILE *f = fopen (path, "wb");
-  if (!f)
-    return false;
-  png_structp png = png_create_write_struct (PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-  png_infop info = png ? png_create_info_struct (png) : NULL;
-  uint8_t *row = calloc ((size_t) img->width / 8 + 1, 1);
-  volatile bool ok = false; /* set after setjmp: volatile so a longjmp keeps it */
-  if (png && info && row && !setjmp (png_jmpbuf (png)))
-    {
-      png_init_io (png, f);
-      png_set_IHDR (png, info, (png_uint_32) img->width, (png_uint_32) img->height, 1,
-                    PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                    PNG_FILTER_TYPE_DEFAULT);
-      png_set_compression_level (png, 3); /* 1.5x faster than 6 for 2% more bytes */
-      png_write_info (png, info);
-      const uint8_t *p = img->pixels;
-      for (int y = 0; y < img->height; y++, p += img->width)
-        {
-          memset (row, 0, (size_t) img->width / 8 + 1);
-          for (int x = 0; x < img->width; x++)
-            row[x >> 3] |= (uint8_t) ((p[x] >> 7) << (7 - (x & 7)));
-          png_write_row (png, row);
-        }
-      png_write_end (png, NULL);
-      ok = true;
-    }
-  png_destroy_write_struct (png ? &png : NULL, info ? &info : NULL);
-  free (row);
-  return fclose (f) == 0 && ok;
-}
-
 /* GEGL's PNG saver writes no profile for a gray image: where its space came with a gray
  * ICC profile (a scanned photograph's "Gray Gamma 2.2", say) the file gets that one, as
  * the TIFF and JPEG savers give it.  (An RGB profile cannot go with gray samples.) */
@@ -279,7 +175,7 @@ static bool
 gray_jpeg (const char *op, const gfx_image *img, const Babl *space)
 {
   return !strcmp (op, "gegl:jpg-save") && gfx_image_color_channels (img) == 1
-         && is_srgb (space);
+         && cli_space_is_srgb (space);
 }
 
 /* What GEGL's savers get wrong, put right in the file at path they wrote.  False when the
@@ -292,7 +188,7 @@ mend_saved (const char *op, const char *path, const gfx_image *img, const Babl *
   /* GEGL 0.4.42's PNG saver gives an image not in sRGB a background colour (bKGD) it
    * never sets: 8-bit files lose it to a libpng warning, 16-bit ones keep whatever the
    * memory held, different from run to run.  It means nothing: out it goes. */
-  if (!strcmp (op, "gegl:png-save") && !is_srgb (space))
+  if (!strcmp (op, "gegl:png-save") && !cli_space_is_srgb (space))
     return cli_png_drop_chunk (path, "bKGD") && png_gray_profile (path, img, space);
   return true;
 }
@@ -373,9 +269,9 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
   errno = 0;
   const Babl *space = src ? src->space : NULL;
   if (!strcmp (op, "gegl:ppm-save") && !img->has_alpha)
-    written = write_pnm_srgb (tmp, img, space);
-  else if (!strcmp (op, "gegl:png-save") && is_black_and_white (img)) /* in any space */
-    written = write_png_1bit (tmp, img);
+    written = cli_write_pnm (tmp, img, space);
+  else if (!strcmp (op, "gegl:png-save") && cli_is_black_and_white (img)) /* in any space */
+    written = cli_write_png_1bit (tmp, img);
   else
     {
       own = false;
