@@ -201,7 +201,7 @@ check_size (const char *name, const GeglRectangle *box, gfx_error *err)
 }
 
 static GeglBuffer *
-load_buffer (const char *path, const char *name, gfx_error *err)
+load_buffer (const char *path, const char *name, int *frames, gfx_error *err)
 {
   GeglBuffer *buffer = NULL;
   char said[256];
@@ -223,6 +223,9 @@ load_buffer (const char *path, const char *name, gfx_error *err)
               "OpenEXR, WebP, GIF, PNM, Radiance HDR...)", name);
   else if (sized && check_size (name, &box, err) == GFX_OK)
     gegl_node_process (sink);
+  *frames = 1;
+  if (loader && gegl_operation_find_property (loader, "frames")) /* an animated GIF's */
+    gegl_node_get (load, "frames", frames, NULL);
   cli_capture_end (said, sizeof said);
   g_object_unref (graph);
   if (buffer && decoder_failed (said))
@@ -283,7 +286,8 @@ load_source (const char *path, const char *name, gfx_image *img, cli_source *src
   cli_gegl_start ();
   gegl_said[0] = '\0';
   gfx_error_clear (err);
-  GeglBuffer *buffer = load_buffer (path, name, err);
+  int frames;
+  GeglBuffer *buffer = load_buffer (path, name, &frames, err);
   const GeglRectangle *r = buffer ? gegl_buffer_get_extent (buffer) : NULL;
   if (!r || r->width < 1 || r->height < 1)
     {
@@ -298,9 +302,14 @@ load_source (const char *path, const char *name, gfx_image *img, cli_source *src
   bool alpha;
   gfx_depth depth;
   pick_layout (gegl_buffer_get_format (buffer), &colors, &alpha, &depth);
-  if (babl_format_is_palette (gegl_buffer_get_format (buffer)) || file_is_indexed (path))
-    snprintf (note, note_len, "%s is an indexed image: converted to %s", name,
-              alpha ? "RGBA" : "RGB");
+  bool indexed = babl_format_is_palette (gegl_buffer_get_format (buffer)) || file_is_indexed (path);
+  int used = 0;
+  if (indexed)
+    used = snprintf (note, note_len, "%s is an indexed image: converted to %s", name,
+                     alpha ? "RGBA" : "RGB");
+  if (frames > 1 && used >= 0 && (size_t) used < note_len)
+    snprintf (note + used, note_len - (size_t) used, "%s%s has %d frames: the first is used",
+              used ? "; " : "", used ? "it" : name, frames);
   gfx_status st = gfx_image_alloc (img, r->width, r->height, colors + (alpha ? 1 : 0), alpha,
                                    depth, err);
   /* The file's own colour space: only the encoding changes, never the primaries (an

@@ -106,6 +106,17 @@ with T.tmpdir() as d:
         T.check(r2.returncode == 0 and r2.stdout == r1.stdout,
                 f"{alias[3:]} without an extension reads as {alias[3:]}", r2.stderr.decode())
 
+    # An animated GIF: the first frame, and a note that says so.
+    from PIL import Image
+    frames = [Image.fromarray(T.noise(37, 23, 3, seed=s)).convert("P") for s in (4, 5, 6)]
+    frames[0].save(os.path.join(d, "anim.gif"), save_all=True, append_images=frames[1:])
+    frames[0].save(os.path.join(d, "still.gif"))
+    r1 = gpufx("halftone", os.path.join(d, "anim.gif"), "-")
+    r2 = gpufx("halftone", os.path.join(d, "still.gif"), "-")
+    T.check(r1.returncode == 0 and r1.stdout == r2.stdout and "has 3 frames: the first is used"
+            in r1.stderr.decode() and "frames" not in r2.stderr.decode(),
+            "an animated GIF: its first frame, with a note", r1.stderr.decode())
+
     # Refusals: exit status, the reason, nothing on standard output, nothing left.
     with open(os.path.join(d, "words"), "w") as f:
         f.write("not an image\n")
