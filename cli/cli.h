@@ -125,8 +125,8 @@ void cli_stdout_file (const char *path, char *file, size_t len);
 gfx_status cli_stdout_check (gfx_error *err);
 /* Copies the finished file to standard output. */
 gfx_status cli_stdout_send (const char *file, gfx_error *err);
-/* Refuses standard output for an image option (named in the message) of a command that
- * prints its report there. */
+/* Refuses standard output ("-", "EXT:-") for an output option (named in the message) of a
+ * command that prints its report there: a picture or a filter file. */
 gfx_status cli_stdout_reserved (const char *option, const char *path, gfx_error *err);
 
 /* Called once before exiting when GEGL was used. */

@@ -135,7 +135,8 @@ identify_main (int argc, char **argv)
   gfx_params_defaults (&gfx_identify_param_set, &p);
   p.method = o.method;
   if (identify_check_opts (&o, &err) != GFX_OK || parse_mask (o.mask, &p, &err) != GFX_OK
-      || cli_stdout_reserved ("--fragments", o.fragments, &err) != GFX_OK)
+      || cli_stdout_reserved ("--fragments", o.fragments, &err) != GFX_OK
+      || cli_stdout_reserved ("--output", o.output, &err) != GFX_OK)
     return cli_fail ("identify", CLI_USAGE, "%s", err.msg);
   return run (&o, &p);
 }

@@ -131,5 +131,5 @@ cli_stdout_reserved (const char *option, const char *path, gfx_error *err)
   if (!cli_is_stdout (path))
     return GFX_OK;
   return gfx_fail (err, GFX_ERR_INPUT, "%s %s: standard output carries this command's report; "
-                   "give the image a file name", option, path);
+                   "give a file name", option, path);
 }
