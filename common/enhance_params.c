@@ -83,10 +83,27 @@ enhance_apply (const gfx_image *in, gfx_image *out, const void *values, gfx_filt
   return gfx_enhance (in, out, run->mask, values, run->progress, &run->info, err);
 }
 
+/* A pixel's result depends on its n x n window (and on the region's statistics, which a
+ * preview is handed: gfx_enhance_params.region): the visible part and (n - 1) / 2 pixels
+ * around it, within the region, whose edges the border rule reflects at. */
+static gfx_rect
+enhance_preview_source (const void *values, gfx_rect region, gfx_rect visible)
+{
+  const int r = (((const gfx_enhance_params *) values)->window - 1) / 2;
+  int x0 = visible.x - r, y0 = visible.y - r;
+  int x1 = visible.x + visible.width + r, y1 = visible.y + visible.height + r;
+  x0 = x0 > region.x ? x0 : region.x;
+  y0 = y0 > region.y ? y0 : region.y;
+  x1 = x1 < region.x + region.width ? x1 : region.x + region.width;
+  y1 = y1 < region.y + region.height ? y1 : region.y + region.height;
+  return (gfx_rect) { x0, y0, x1 - x0, y1 - y0 };
+}
+
 const gfx_filter gfx_enhance_filter = {
   .name = "enhance",
   .title = N_("Local Enhance (histogram statistics)"),
   .blurb = N_("Brighten dark, textured detail using local mean and deviation (Gonzalez & Woods)"),
   .params = &gfx_enhance_param_set,
   .apply = enhance_apply,
+  .preview_source = enhance_preview_source,
 };

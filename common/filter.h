@@ -17,6 +17,9 @@ typedef struct {
                              NULL = not wanted; else allocated by the run (1 channel, u8) */
 } gfx_filter_run;
 
+/* A rectangle of pixels, in the coordinates of the image it is part of. */
+typedef struct { int x, y, width, height; } gfx_rect;
+
 typedef struct {
   const char *name;             /* "halftone": CLI sub-command, parameter-set name */
   const char *title;            /* "Halftone (error diffusion)", marked N_() */
@@ -26,6 +29,10 @@ typedef struct {
    * On error or cancel, `out` and run->mask are left unallocated. */
   gfx_status (*apply) (const gfx_image *in, gfx_image *out, const void *values,
                        gfx_filter_run *run, gfx_error *err);
+  /* For a preview of `visible`, a part of `region` (what a run filters as its image): the
+   * part of region that apply() must be given so that its result, cut to visible, equals
+   * a run's over the whole region.  NULL: every pixel depends on the whole region. */
+  gfx_rect (*preview_source) (const void *values, gfx_rect region, gfx_rect visible);
 } gfx_filter;
 
 #endif

@@ -99,10 +99,21 @@ halftone_apply (const gfx_image *in, gfx_image *out, const void *values, gfx_fil
                        err);
 }
 
+/* Error diffusion runs in raster order, and a pixel's errors reach only the rows below:
+ * the region's rows down to the visible part's last, each whole. */
+static gfx_rect
+halftone_preview_source (const void *values, gfx_rect region, gfx_rect visible)
+{
+  (void) values;
+  region.height = visible.y + visible.height - region.y;
+  return region;
+}
+
 const gfx_filter gfx_halftone_filter = {
   .name = "halftone",
   .title = N_("Halftone (error diffusion)"),
   .blurb = N_("Error diffusion to a few levels per channel (Floyd-Steinberg and 7 other kernels)"),
   .params = &gfx_halftone_param_set,
   .apply = halftone_apply,
+  .preview_source = halftone_preview_source,
 };

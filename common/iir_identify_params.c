@@ -50,9 +50,10 @@ const gfx_param_set gfx_identify_param_set = {
 /* No apply(): identification writes a file, not pixels; the PDB registration and the
  * dialog only need the table, the title and the blurb. */
 const gfx_filter gfx_identify_filter = {
-  "identify", N_("Identify IIR deblur filter"),
-  N_("Identifies the four quadrant IIR filters that deblur the drawable, from a sharp "
-     "reference layer or from straight edges found automatically, and writes the filter "
-     "file; returns the residual"),
-  &gfx_identify_param_set, NULL
+  .name = "identify",
+  .title = N_("Identify IIR deblur filter"),
+  .blurb = N_("Identifies the four quadrant IIR filters that deblur the drawable, from a "
+              "sharp reference layer or from straight edges found automatically, and writes "
+              "the filter file; returns the residual"),
+  .params = &gfx_identify_param_set,
 };

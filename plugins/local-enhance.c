@@ -8,8 +8,8 @@
 
 #include "../common/enhance.h"
 
-/* The preview filters only the visible part, but m_G and sigma_G belong to the whole
- * region: the dialog computes the region's totals once (both modes) and hands the ones
+/* The preview filters only the visible part and the windows around it, but m_G and
+ * sigma_G belong to the whole region: the dialog computes the region's totals once (both modes) and hands the ones
  * of the current mode to the preview through values->region; OK clears them, so the
  * final run (and the stored last values) compute their own. */
 typedef struct {

@@ -11,8 +11,9 @@
  *   |              [Reset] [Cancel] [OK]        |
  *   +-------------------------------------------+
  *
- * The preview renders the preview's visible area through the same filter->apply() on a
- * worker thread; a newer change cancels an older render.  On OK the drawable is processed
+ * The preview renders through the same filter->apply() on a worker thread what its
+ * visible pixels depend on (filter->preview_source), so that it shows what OK will do to
+ * the pixel; a newer change cancels an older render.  On OK the drawable is processed
  * while the dialog stays open with its progress bar, and Cancel stops the work (the
  * drawable is left untouched).  Reset restores the declared defaults.
  *

@@ -1,11 +1,21 @@
-/* The dialog's live preview: the preview's visible area is read on the main thread,
- * filtered by the same filter->apply() on a worker thread, and drawn back on the main
- * thread unless something changed meanwhile (a newer change cancels the older render). */
+/* The dialog's live preview: the pixels are read on the main thread, filtered by the
+ * same filter->apply() on a worker thread, and drawn back on the main thread unless
+ * something changed meanwhile (a newer change cancels the older render).
+ *
+ * It shows what OK will do, to the pixel: a run filters the selection's bounding box (the
+ * region) as one image, so the preview filters the part of the region the visible pixels
+ * depend on (filter->preview_source: error diffusion needs the rows above, a window its
+ * neighbours, an IIR filter the whole region), and shows its visible part; what lies
+ * outside the region is shown as it is. */
+#include <string.h>
+
 #include "dialog_private.h"
 
 struct preview_render {
   gfx_dialog *dlg;
-  gfx_image in, out;
+  gfx_image in, out;     /* the visible part as it is, and as it is drawn */
+  gfx_image source;      /* what is filtered (no pixels: the visible part is not changed) */
+  gfx_ui_rect visible, source_rect;
   void *values;
   gfx_filter_run run;
   gfx_progress progress;
@@ -33,6 +43,37 @@ held_for_tests (gfx_progress *p)
   return gfx_progress_cancelled (p);
 }
 
+/* Copies the pixels of src (at src_at in the drawable) that fall in dst (at dst_at). */
+static void
+paste (gfx_image *dst, gfx_ui_rect dst_at, const gfx_image *src, gfx_ui_rect src_at)
+{
+  const size_t px = gfx_depth_bytes (src->depth) * (size_t) src->channels;
+  const int x0 = MAX (dst_at.x, src_at.x), x1 = MIN (dst_at.x + dst_at.width, src_at.x + src_at.width);
+  const int y0 = MAX (dst_at.y, src_at.y), y1 = MIN (dst_at.y + dst_at.height, src_at.y + src_at.height);
+  for (int y = y0; y < y1 && x0 < x1; y++)
+    memcpy ((char *) dst->pixels + ((size_t) (y - dst_at.y) * dst->width + (x0 - dst_at.x)) * px,
+            (const char *) src->pixels + ((size_t) (y - src_at.y) * src->width + (x0 - src_at.x)) * px,
+            (size_t) (x1 - x0) * px);
+}
+
+/* The visible part as OK would leave it: the filtered source pasted over it. */
+static gfx_status
+render (preview_render *r)
+{
+  if (held_for_tests (&r->progress))
+    return gfx_fail (&r->err, GFX_ERR_CANCELLED, "cancelled");
+  gfx_image filtered = { 0 };
+  gfx_status st = GFX_OK;
+  if (r->source.pixels)
+    st = r->dlg->proc->filter->apply (&r->source, &filtered, r->values, &r->run, &r->err);
+  if (st == GFX_OK)
+    st = gfx_image_clone (&r->out, &r->in, &r->err);
+  if (st == GFX_OK && filtered.pixels)
+    paste (&r->out, r->visible, &filtered, r->source_rect);
+  gfx_image_free (&filtered);
+  return st;
+}
+
 static gpointer
 render_thread (gpointer data)
 {
@@ -40,9 +81,7 @@ render_thread (gpointer data)
   r->progress.owner = pthread_self ();
   r->run.progress = &r->progress;
   gint64 t0 = g_get_monotonic_time ();
-  r->status = held_for_tests (&r->progress)
-                ? gfx_fail (&r->err, GFX_ERR_CANCELLED, "cancelled")
-                : r->dlg->proc->filter->apply (&r->in, &r->out, r->values, &r->run, &r->err);
+  r->status = render (r);
   r->micros = g_get_monotonic_time () - t0;
   g_idle_add (render_done, r);
   return NULL;
@@ -53,6 +92,7 @@ render_release (preview_render *r)
 {
   gfx_image_free (&r->in);
   gfx_image_free (&r->out);
+  gfx_image_free (&r->source);
   g_free (r->values);
   g_free (r);
 }
@@ -150,13 +190,25 @@ render_start (gfx_dialog *dlg)
     }
   preview_render *r = g_new0 (preview_render, 1);
   r->dlg = dlg;
-  gfx_ui_rect rect;
-  gimp_preview_get_position (GIMP_PREVIEW (dlg->preview), &rect.x, &rect.y);
-  gimp_preview_get_size (GIMP_PREVIEW (dlg->preview), &rect.width, &rect.height);
-  if (gfx_ui_drawable_read (dlg->drawable, &rect, &r->in, &r->err) != GFX_OK)
+  gfx_ui_rect *v = &r->visible, region;
+  gimp_preview_get_position (GIMP_PREVIEW (dlg->preview), &v->x, &v->y);
+  gimp_preview_get_size (GIMP_PREVIEW (dlg->preview), &v->width, &v->height);
+  gfx_status st = gfx_ui_drawable_read (dlg->drawable, v, &r->in, &r->err);
+  if (st == GFX_OK)
+    st = gfx_ui_drawable_region (dlg->drawable, &region, &r->err);
+  const int x0 = MAX (v->x, region.x), x1 = MIN (v->x + v->width, region.x + region.width);
+  const int y0 = MAX (v->y, region.y), y1 = MIN (v->y + v->height, region.y + region.height);
+  if (st == GFX_OK && x0 < x1 && y0 < y1)
+    {
+      const gfx_filter *f = dlg->proc->filter;
+      const gfx_ui_rect part = { x0, y0, x1 - x0, y1 - y0 };
+      r->source_rect = f->preview_source ? f->preview_source (dlg->values, region, part) : region;
+      st = gfx_ui_drawable_read (dlg->drawable, &r->source_rect, &r->source, &r->err);
+    }
+  if (st != GFX_OK)
     {
       gfx_dialog_set_message (dlg, r->err.msg);
-      g_free (r);
+      render_release (r);
       return;
     }
   r->values = g_memdup2 (dlg->values, dlg->set->size);

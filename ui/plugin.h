@@ -142,7 +142,7 @@ GimpPDBStatusType gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 
 
 /* ---- drawable I/O ------------------------------------------------------------------- */
 
-typedef struct { int x, y, width, height; } gfx_ui_rect; /* in drawable coordinates */
+typedef gfx_rect gfx_ui_rect; /* in drawable coordinates */
 
 /* The selection's bounding box within the drawable (the whole drawable without a
  * selection).  GFX_ERR_INPUT for a drawable that no longer exists, an indexed one or an

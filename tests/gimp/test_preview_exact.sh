@@ -1,0 +1,90 @@
+#!/bin/bash
+# The halftone and deblur dialogs' previews show what OK will do, to the pixel.  A run
+# filters the selection's bounding box as one image; error diffusion carries errors down
+# and to the left, and the quadrant IIR filters recurse from every corner, so the visible
+# part filtered on its own (what the preview did before) differs from the result.  The
+# preview now filters what the visible pixels depend on and shows its visible part: the
+# dump of each preview (GPUFX_DIALOG_PREVIEW_DUMP) must equal the CLI's result on the whole
+# image at the preview's place, with and without a selection; the negative controls show
+# the comparison can tell.  (Local enhance: test_enhance_preview.sh.)
+source "$(dirname "$0")/lib.sh"
+need_display gimp/preview-exact "$@"
+gimp_setup gimp/preview-exact
+cmp () { "$py" "$top/tests/gimp/preview_cmp.py" "$@" 2>&1; }
+cli () { "$build/gpufx" "$@" --backend cpu --quiet; }
+"$py" -c 'import sys, cv2; from skimage import data
+cv2.imwrite(sys.argv[1], data.astronaut()[40:460, 20:500, ::-1])' "$work/big.png" \
+  || { fail preview-exact-input "making the 480x420 RGB input failed"; exit 1; }
+test_filter "$work/good.iir" -0.1
+export GPUFX_DIALOG_PREVIEW_DUMP=$work/prev.pnm
+select_box="60 50 250 200" # x y w h: inside the 300 x 300 preview, off the image's corner
+
+# preview NAME LAST DIALOG: a GIMP session runs LAST (which sets the last values), then
+# opens the dialog with DIALOG (cancelled after 3 s); the preview's dump must exist.
+preview () {
+  local name=$1 last=$2 dialog=$3
+  rm -f "$work/prev.pnm"
+  GPUFX_DIALOG_AUTO_CANCEL=3 gimp_batch "$work/$name.log" \
+    "$(scm_run big.png discard.png "$last")" "$(scm_run big.png discard.png "$dialog")"
+  batch_ok "$name-run" "$work/$name.log" $? || return 1
+  [ -s "$work/prev.pnm" ] || { fail "$name" "no preview was drawn (no dump)"; return 1; }
+}
+
+# expect NAME REF: the preview equals REF (the result on the whole image) where it lies.
+expect () {
+  local why
+  why=$(cmp same "$work/prev.pnm" "$2" 0) && pass "$1" || fail "$1" "$why"
+}
+
+# control NAME CMD ARGS...: the preview's area filtered alone differs from the preview.
+control () {
+  local name=$1 why; shift
+  why=$(cmp crop "$work/prev.pnm" "$work/big.png" "$work/crop.png") \
+    && cli "$@" "$work/crop.png" "$work/crop-alone.png" \
+    && why=$(cmp differs "$work/prev.pnm" "$work/crop-alone.png" 0) \
+    && pass "$name" || fail "$name" "$why"
+}
+
+# in_region CMD ARGS...: big.png with only the selected box filtered (what OK gives there).
+in_region () {
+  "$py" - "$work/big.png" "$work/box.png" $select_box <<'PY' || return 1
+import sys, cv2
+a = cv2.imread(sys.argv[1]); x, y, w, h = map(int, sys.argv[3:7])
+cv2.imwrite(sys.argv[2], a[y:y + h, x:x + w])
+PY
+  cli "$@" "$work/box.png" "$work/box-out.png" || return 1
+  "$py" - "$work/big.png" "$work/box-out.png" "$work/region.png" $select_box <<'PY'
+import sys, cv2
+a = cv2.imread(sys.argv[1]); b = cv2.imread(sys.argv[2]); x, y, w, h = map(int, sys.argv[4:8])
+a[y:y + h, x:x + w] = b
+cv2.imwrite(sys.argv[3], a)
+PY
+}
+
+ht=plug-in-gpufx-halftone
+sel="(gimp-image-select-rectangle img CHANNEL-OP-REPLACE ${select_box// / })"
+if preview halftone-preview "($ht RUN-NONINTERACTIVE img drw 1 3 1 0 -1)" \
+     "($ht RUN-INTERACTIVE img drw 0 2 0 0 -1)"; then
+  cli halftone "$work/big.png" "$work/full.png" --kernel jjn --levels 3
+  expect halftone-preview-equals-result "$work/full.png"
+  control halftone-preview-control-visible-part-alone-differs halftone --kernel jjn --levels 3
+fi
+if preview halftone-preview-selection "$sel ($ht RUN-NONINTERACTIVE img drw 0 2 1 0 -1)" \
+     "$sel ($ht RUN-INTERACTIVE img drw 1 3 0 0 -1)"; then
+  in_region halftone && expect halftone-preview-selection-equals-result "$work/region.png" \
+    || fail halftone-preview-selection-equals-result "the expected image could not be made"
+fi
+
+db=plug-in-gpufx-iir-deblur
+if preview deblur-preview "($db RUN-NONINTERACTIVE img drw \"$work/good.iir\" 1)" \
+     "($db RUN-INTERACTIVE img drw \"\" 0)"; then
+  cli deblur "$work/big.png" "$work/full.png" --filter "$work/good.iir"
+  expect deblur-preview-equals-result "$work/full.png"
+  control deblur-preview-control-visible-part-alone-differs deblur --filter "$work/good.iir"
+fi
+if preview deblur-preview-selection "$sel ($db RUN-NONINTERACTIVE img drw \"$work/good.iir\" 1)" \
+     "$sel ($db RUN-INTERACTIVE img drw \"\" 0)"; then
+  in_region deblur --filter "$work/good.iir" \
+    && expect deblur-preview-selection-equals-result "$work/region.png" \
+    || fail deblur-preview-selection-equals-result "the expected image could not be made"
+fi
