@@ -43,17 +43,27 @@ held_for_tests (gfx_progress *p)
   return gfx_progress_cancelled (p);
 }
 
+/* The pixels in both a and b (width or height 0 when none are). */
+static gfx_ui_rect
+intersect (gfx_ui_rect a, gfx_ui_rect b)
+{
+  const int x0 = MAX (a.x, b.x), x1 = MIN (a.x + a.width, b.x + b.width);
+  const int y0 = MAX (a.y, b.y), y1 = MIN (a.y + a.height, b.y + b.height);
+  return (gfx_ui_rect) { x0, y0, MAX (x1 - x0, 0), MAX (y1 - y0, 0) };
+}
+
 /* Copies the pixels of src (at src_at in the drawable) that fall in dst (at dst_at). */
 static void
 paste (gfx_image *dst, gfx_ui_rect dst_at, const gfx_image *src, gfx_ui_rect src_at)
 {
   const size_t px = gfx_depth_bytes (src->depth) * (size_t) src->channels;
-  const int x0 = MAX (dst_at.x, src_at.x), x1 = MIN (dst_at.x + dst_at.width, src_at.x + src_at.width);
-  const int y0 = MAX (dst_at.y, src_at.y), y1 = MIN (dst_at.y + dst_at.height, src_at.y + src_at.height);
-  for (int y = y0; y < y1 && x0 < x1; y++)
-    memcpy ((char *) dst->pixels + ((size_t) (y - dst_at.y) * dst->width + (x0 - dst_at.x)) * px,
-            (const char *) src->pixels + ((size_t) (y - src_at.y) * src->width + (x0 - src_at.x)) * px,
-            (size_t) (x1 - x0) * px);
+  const gfx_ui_rect both = intersect (dst_at, src_at);
+  for (int y = both.y; y < both.y + both.height; y++)
+    memcpy ((char *) dst->pixels
+              + ((size_t) (y - dst_at.y) * dst->width + (both.x - dst_at.x)) * px,
+            (const char *) src->pixels
+              + ((size_t) (y - src_at.y) * src->width + (both.x - src_at.x)) * px,
+            (size_t) both.width * px);
 }
 
 /* The visible part as OK would leave it: the filtered source pasted over it. */
@@ -190,18 +200,16 @@ render_start (gfx_dialog *dlg)
     }
   preview_render *r = g_new0 (preview_render, 1);
   r->dlg = dlg;
-  gfx_ui_rect *v = &r->visible, region;
+  gfx_ui_rect *v = &r->visible, region = { 0, 0, 0, 0 };
   gimp_preview_get_position (GIMP_PREVIEW (dlg->preview), &v->x, &v->y);
   gimp_preview_get_size (GIMP_PREVIEW (dlg->preview), &v->width, &v->height);
   gfx_status st = gfx_ui_drawable_read (dlg->drawable, v, &r->in, &r->err);
   if (st == GFX_OK)
     st = gfx_ui_drawable_region (dlg->drawable, &region, &r->err);
-  const int x0 = MAX (v->x, region.x), x1 = MIN (v->x + v->width, region.x + region.width);
-  const int y0 = MAX (v->y, region.y), y1 = MIN (v->y + v->height, region.y + region.height);
-  if (st == GFX_OK && x0 < x1 && y0 < y1)
+  const gfx_ui_rect part = intersect (*v, region); /* what OK would change of it */
+  if (st == GFX_OK && part.width > 0 && part.height > 0)
     {
       const gfx_filter *f = dlg->proc->filter;
-      const gfx_ui_rect part = { x0, y0, x1 - x0, y1 - y0 };
       r->source_rect = f->preview_source ? f->preview_source (dlg->values, region, part) : region;
       st = gfx_ui_drawable_read (dlg->drawable, &r->source_rect, &r->source, &r->err);
     }
