@@ -90,13 +90,9 @@ static gfx_rect
 enhance_preview_source (const void *values, gfx_rect region, gfx_rect visible)
 {
   const int r = (((const gfx_enhance_params *) values)->window - 1) / 2;
-  int x0 = visible.x - r, y0 = visible.y - r;
-  int x1 = visible.x + visible.width + r, y1 = visible.y + visible.height + r;
-  x0 = x0 > region.x ? x0 : region.x;
-  y0 = y0 > region.y ? y0 : region.y;
-  x1 = x1 < region.x + region.width ? x1 : region.x + region.width;
-  y1 = y1 < region.y + region.height ? y1 : region.y + region.height;
-  return (gfx_rect) { x0, y0, x1 - x0, y1 - y0 };
+  const gfx_rect windows = { visible.x - r, visible.y - r, visible.width + 2 * r,
+                             visible.height + 2 * r };
+  return gfx_rect_intersect (windows, region);
 }
 
 const gfx_filter gfx_enhance_filter = {

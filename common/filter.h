@@ -20,6 +20,16 @@ typedef struct {
 /* A rectangle of pixels, in the coordinates of the image it is part of. */
 typedef struct { int x, y, width, height; } gfx_rect;
 
+/* The pixels in both a and b (width or height 0 when there are none). */
+static inline gfx_rect
+gfx_rect_intersect (gfx_rect a, gfx_rect b)
+{
+  const int x0 = a.x > b.x ? a.x : b.x, y0 = a.y > b.y ? a.y : b.y;
+  const int x1 = a.x + a.width < b.x + b.width ? a.x + a.width : b.x + b.width;
+  const int y1 = a.y + a.height < b.y + b.height ? a.y + a.height : b.y + b.height;
+  return (gfx_rect) { x0, y0, x1 > x0 ? x1 - x0 : 0, y1 > y0 ? y1 - y0 : 0 };
+}
+
 typedef struct {
   const char *name;             /* "halftone": CLI sub-command, parameter-set name */
   const char *title;            /* "Halftone (error diffusion)", marked N_() */

@@ -43,21 +43,12 @@ held_for_tests (gfx_progress *p)
   return gfx_progress_cancelled (p);
 }
 
-/* The pixels in both a and b (width or height 0 when none are). */
-static gfx_ui_rect
-intersect (gfx_ui_rect a, gfx_ui_rect b)
-{
-  const int x0 = MAX (a.x, b.x), x1 = MIN (a.x + a.width, b.x + b.width);
-  const int y0 = MAX (a.y, b.y), y1 = MIN (a.y + a.height, b.y + b.height);
-  return (gfx_ui_rect) { x0, y0, MAX (x1 - x0, 0), MAX (y1 - y0, 0) };
-}
-
 /* Copies the pixels of src (at src_at in the drawable) that fall in dst (at dst_at). */
 static void
 paste (gfx_image *dst, gfx_ui_rect dst_at, const gfx_image *src, gfx_ui_rect src_at)
 {
   const size_t px = gfx_depth_bytes (src->depth) * (size_t) src->channels;
-  const gfx_ui_rect both = intersect (dst_at, src_at);
+  const gfx_ui_rect both = gfx_rect_intersect (dst_at, src_at);
   for (int y = both.y; y < both.y + both.height; y++)
     memcpy ((char *) dst->pixels
               + ((size_t) (y - dst_at.y) * dst->width + (both.x - dst_at.x)) * px,
@@ -206,7 +197,7 @@ render_start (gfx_dialog *dlg)
   gfx_status st = gfx_ui_drawable_read (dlg->drawable, v, &r->in, &r->err);
   if (st == GFX_OK)
     st = gfx_ui_drawable_region (dlg->drawable, &region, &r->err);
-  const gfx_ui_rect part = intersect (*v, region); /* what OK would change of it */
+  const gfx_ui_rect part = gfx_rect_intersect (*v, region); /* what OK would change of it */
   if (st == GFX_OK && part.width > 0 && part.height > 0)
     {
       const gfx_filter *f = dlg->proc->filter;
