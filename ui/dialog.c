@@ -70,7 +70,7 @@ job_poll (void *ctx, double fraction)
 gfx_status
 gfx_dialog_run_job (gfx_dialog *dlg, gfx_ui_job_fn fn, void *job, gfx_error *err)
 {
-  gfx_dialog_render_stop (dlg);
+  gfx_dialog_preview_forget (dlg); /* a job may rewrite what the filter reads */
   gfx_ui_monitor mon = { .poll = job_poll, .ctx = dlg };
   dlg->job = &mon;
   set_busy (dlg, TRUE);
@@ -308,7 +308,7 @@ gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 drawable, void *va
   GimpPDBStatusType status = dialog_loop (&dlg, err);
   while (g_source_remove_by_user_data (&dlg))
     ;
-  gfx_dialog_render_stop (&dlg);
+  gfx_dialog_preview_forget (&dlg);
   if (proc->hooks && proc->hooks->destroy)
     proc->hooks->destroy (&dlg, proc->hooks->user);
   gtk_widget_destroy (dlg.window);

@@ -6,41 +6,92 @@
  * region) as one image, so the preview filters the part of the region the visible pixels
  * depend on (filter->preview_source: error diffusion needs the rows above, a window its
  * neighbours, an IIR filter the whole region), and shows its visible part; what lies
- * outside the region is shown as it is. */
+ * outside the region is shown as it is.
+ *
+ * The last filtered source is kept (kept_source): when the preview is moved and needs
+ * the same source with the same values, its new visible part is cut from it instead of
+ * being filtered again, which for the IIR filters means the whole region.  Any change made
+ * in the dialog (a parameter, even set to the value it had, or a job such as stabilising
+ * a filter file) drops it, and so does turning Preview off, which is how a user shows
+ * edits made in the image meanwhile. */
 #include <string.h>
 
 #include "dialog_private.h"
+
+/* A filtered source and where it lies, shared by the dialog and the renders that reuse
+ * it; its count is only changed on the main thread.  The dialog keeps one only as long as
+ * nothing changed in it (forget_sources). */
+struct kept_source {
+  int refs;
+  gfx_image filtered;
+  gfx_ui_rect rect;
+  gfx_backend used;
+};
 
 struct preview_render {
   gfx_dialog *dlg;
   gfx_image in, out;     /* the visible part as it is, and as it is drawn */
   gfx_image source;      /* what is filtered (no pixels: the visible part is not changed) */
+  gfx_image filtered;    /* what apply() made of it */
+  kept_source *reused;   /* or a kept source that serves instead */
   gfx_ui_rect visible, source_rect;
   void *values;
+  guint generation;      /* dlg->generation when it started */
   gfx_filter_run run;
   gfx_progress progress;
   gfx_error err;
   gfx_status status;
-  gint64 micros;
+  gint64 started, micros; /* from the first pixel read to the render's end */
   GThread *thread;
 };
 
 #define PREVIEW_SIZE 300 /* pixels, at most the drawable's size */
+/* A larger filtered source is not kept: the dialog would hold it as long as it is open. */
+#define KEEP_AT_MOST ((size_t) 512 << 20)
 
 static void render_start (gfx_dialog *dlg);
 static gboolean render_done (gpointer data);
 
-/* Test hook: GPUFX_DIALOG_PREVIEW_HOLD=1 keeps every render from starting its work until
- * it is cancelled (at most a minute), so a test can press OK or change a parameter while a
- * render is in flight, whatever the machine's speed. */
-static gboolean
-held_for_tests (gfx_progress *p)
+static void
+kept_source_unref (kept_source *k)
 {
-  if (!g_getenv ("GPUFX_DIALOG_PREVIEW_HOLD"))
-    return FALSE;
-  for (int i = 0; i < 6000 && !gfx_progress_cancelled (p); i++)
-    g_usleep (10000);
-  return gfx_progress_cancelled (p);
+  if (k && --k->refs == 0)
+    {
+      gfx_image_free (&k->filtered);
+      g_free (k);
+    }
+}
+
+/* Keeps r's filtered source for later renders, unless something changed in the dialog
+ * since r started (its pixels move into the dialog's keeping). */
+static void
+keep_source (gfx_dialog *dlg, preview_render *r)
+{
+  const gfx_image *f = &r->filtered;
+  if (!f->pixels || r->generation != dlg->generation
+      || (size_t) f->width * f->height * f->channels * gfx_depth_bytes (f->depth) > KEEP_AT_MOST)
+    return;
+  kept_source *k = g_new0 (kept_source, 1);
+  *k = (kept_source) { .refs = 1, .filtered = *f, .rect = r->source_rect,
+                       .used = r->run.info.used };
+  r->filtered = (gfx_image) { 0 };
+  kept_source_unref (dlg->kept);
+  dlg->kept = k;
+}
+
+static gboolean
+same_rect (gfx_ui_rect a, gfx_ui_rect b)
+{
+  return a.x == b.x && a.y == b.y && a.width == b.width && a.height == b.height;
+}
+
+/* Drops the kept source and makes in-flight renders' results unfit to keep. */
+static void
+forget_sources (gfx_dialog *dlg)
+{
+  dlg->generation++;
+  kept_source_unref (dlg->kept);
+  dlg->kept = NULL;
 }
 
 /* Copies the pixels of src (at src_at in the drawable) that fall in dst (at dst_at). */
@@ -61,17 +112,16 @@ paste (gfx_image *dst, gfx_ui_rect dst_at, const gfx_image *src, gfx_ui_rect src
 static gfx_status
 render (preview_render *r)
 {
-  if (held_for_tests (&r->progress))
+  if (gfx_preview_held_for_tests (&r->progress))
     return gfx_fail (&r->err, GFX_ERR_CANCELLED, "cancelled");
-  gfx_image filtered = { 0 };
   gfx_status st = GFX_OK;
   if (r->source.pixels)
-    st = r->dlg->proc->filter->apply (&r->source, &filtered, r->values, &r->run, &r->err);
+    st = r->dlg->proc->filter->apply (&r->source, &r->filtered, r->values, &r->run, &r->err);
   if (st == GFX_OK)
     st = gfx_image_clone (&r->out, &r->in, &r->err);
-  if (st == GFX_OK && filtered.pixels)
-    paste (&r->out, r->visible, &filtered, r->source_rect);
-  gfx_image_free (&filtered);
+  const gfx_image *filtered = r->reused ? &r->reused->filtered : &r->filtered;
+  if (st == GFX_OK && filtered->pixels)
+    paste (&r->out, r->visible, filtered, r->source_rect);
   return st;
 }
 
@@ -81,9 +131,8 @@ render_thread (gpointer data)
   preview_render *r = data;
   r->progress.owner = pthread_self ();
   r->run.progress = &r->progress;
-  gint64 t0 = g_get_monotonic_time ();
   r->status = render (r);
-  r->micros = g_get_monotonic_time () - t0;
+  r->micros = g_get_monotonic_time () - r->started;
   g_idle_add (render_done, r);
   return NULL;
 }
@@ -94,38 +143,10 @@ render_release (preview_render *r)
   gfx_image_free (&r->in);
   gfx_image_free (&r->out);
   gfx_image_free (&r->source);
+  gfx_image_free (&r->filtered);
+  kept_source_unref (r->reused);
   g_free (r->values);
   g_free (r);
-}
-
-/* Test hook: GPUFX_DIALOG_PREVIEW_DUMP=FILE writes each drawn preview as 8-bit PNM
- * (P5 gray, P6 RGB, P7 otherwise) with its position in the drawable as a "# at X Y"
- * comment, so a test can compare it with the filter's result on the whole drawable; a
- * render that failed writes the status line's message instead, as a line of text. */
-static void
-dump_for_tests (gfx_dialog *dlg, const guchar *buf, int width, int height, int channels)
-{
-  const char *path = g_getenv ("GPUFX_DIALOG_PREVIEW_DUMP");
-  FILE *f = path ? fopen (path, "wb") : NULL;
-  if (!f)
-    return;
-  gint x, y;
-  gimp_preview_get_position (GIMP_PREVIEW (dlg->preview), &x, &y);
-  if (channels == 1 || channels == 3)
-    fprintf (f, "P%d\n# at %d %d\n%d %d\n255\n", channels == 1 ? 5 : 6, x, y, width, height);
-  else
-    fprintf (f, "P7\n# at %d %d\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL 255\nENDHDR\n", x, y,
-             width, height, channels);
-  fwrite (buf, 1, (size_t) width * height * channels, f);
-  fclose (f);
-}
-
-static void
-dump_failure_for_tests (const char *text)
-{
-  const char *path = g_getenv ("GPUFX_DIALOG_PREVIEW_DUMP");
-  if (path)
-    g_file_set_contents (path, text, -1, NULL);
 }
 
 /* Draws r->out, converted to the 8-bit layout GimpDrawablePreview expects. */
@@ -140,7 +161,7 @@ render_draw (gfx_dialog *dlg, preview_render *r)
   guchar *buf = g_malloc ((gsize) o->width * o->height * o->channels);
   babl_process (babl_fish (src, dst), o->pixels, buf, (long) o->width * o->height);
   gimp_preview_draw_buffer (GIMP_PREVIEW (dlg->preview), buf, o->width * o->channels);
-  dump_for_tests (dlg, buf, o->width, o->height, o->channels);
+  gfx_preview_dump_for_tests (dlg, buf, o->width, o->height, o->channels, r->reused != NULL);
   g_free (buf);
 }
 
@@ -151,6 +172,8 @@ render_done (gpointer data)
   gfx_dialog *dlg = r->dlg;
   dlg->render = NULL;
   g_thread_join (r->thread);
+  if (r->status == GFX_OK)
+    keep_source (dlg, r);
   char backend[256];
   if (r->status == GFX_OK && !dlg->render_again
       && gimp_preview_get_update (GIMP_PREVIEW (dlg->preview)))
@@ -163,18 +186,38 @@ render_done (gpointer data)
       g_snprintf (dlg->last_render, sizeof dlg->last_render, _("%s · preview %.0f ms"),
                   backend, r->micros / 1000.0);
       gfx_dialog_set_message (dlg, NULL);
+      gfx_preview_then_for_tests (dlg);
     }
   else if (r->status != GFX_OK && r->status != GFX_ERR_CANCELLED)
     {
       gchar *text = g_strdup_printf (_("Preview failed: %s"), r->err.msg);
       gfx_dialog_set_message (dlg, text);
-      dump_failure_for_tests (text);
+      gfx_preview_dump_failure_for_tests (text);
       g_free (text);
     }
   render_release (r);
   if (dlg->render_again)
     render_start (dlg);
   return G_SOURCE_REMOVE;
+}
+
+/* What a render now would show (visible) and filter (*source, empty when no visible pixel
+ * lies in the region). */
+static gfx_status
+render_plan (gfx_dialog *dlg, gfx_ui_rect *visible, gfx_ui_rect *source, gfx_error *err)
+{
+  gfx_ui_rect region = { 0, 0, 0, 0 };
+  gimp_preview_get_position (GIMP_PREVIEW (dlg->preview), &visible->x, &visible->y);
+  gimp_preview_get_size (GIMP_PREVIEW (dlg->preview), &visible->width, &visible->height);
+  *source = (gfx_ui_rect) { 0, 0, 0, 0 };
+  gfx_status st = gfx_ui_drawable_region (dlg->drawable, &region, err);
+  const gfx_ui_rect part = gfx_rect_intersect (*visible, region); /* what OK would change */
+  if (st == GFX_OK && part.width > 0 && part.height > 0)
+    {
+      const gfx_filter *f = dlg->proc->filter;
+      *source = f->preview_source ? f->preview_source (dlg->values, region, part) : region;
+    }
+  return st;
 }
 
 static void
@@ -191,19 +234,20 @@ render_start (gfx_dialog *dlg)
     }
   preview_render *r = g_new0 (preview_render, 1);
   r->dlg = dlg;
-  gfx_ui_rect *v = &r->visible, region = { 0, 0, 0, 0 };
-  gimp_preview_get_position (GIMP_PREVIEW (dlg->preview), &v->x, &v->y);
-  gimp_preview_get_size (GIMP_PREVIEW (dlg->preview), &v->width, &v->height);
-  gfx_status st = gfx_ui_drawable_read (dlg->drawable, v, &r->in, &r->err);
+  r->started = g_get_monotonic_time ();
+  r->generation = dlg->generation;
+  gfx_status st = render_plan (dlg, &r->visible, &r->source_rect, &r->err);
   if (st == GFX_OK)
-    st = gfx_ui_drawable_region (dlg->drawable, &region, &r->err);
-  const gfx_ui_rect part = gfx_rect_intersect (*v, region); /* what OK would change of it */
-  if (st == GFX_OK && part.width > 0 && part.height > 0)
+    st = gfx_ui_drawable_read (dlg->drawable, &r->visible, &r->in, &r->err);
+  const kept_source *k = dlg->kept;
+  if (k && same_rect (k->rect, r->source_rect))
     {
-      const gfx_filter *f = dlg->proc->filter;
-      r->source_rect = f->preview_source ? f->preview_source (dlg->values, region, part) : region;
-      st = gfx_ui_drawable_read (dlg->drawable, &r->source_rect, &r->source, &r->err);
+      r->reused = dlg->kept;
+      r->reused->refs++;
+      r->run.info.used = k->used;
     }
+  else if (st == GFX_OK && r->source_rect.width > 0)
+    st = gfx_ui_drawable_read (dlg->drawable, &r->source_rect, &r->source, &r->err);
   if (st != GFX_OK)
     {
       gfx_dialog_set_message (dlg, r->err.msg);
@@ -231,9 +275,29 @@ gfx_dialog_render_stop (gfx_dialog *dlg)
 }
 
 void
+gfx_dialog_preview_forget (gfx_dialog *dlg)
+{
+  gfx_dialog_render_stop (dlg);
+  forget_sources (dlg);
+}
+
+void
 gfx_dialog_invalidate (gfx_dialog *dlg)
 {
+  forget_sources (dlg);
   gimp_preview_invalidate (GIMP_PREVIEW (dlg->preview));
+}
+
+/* The in-flight render filters what a render now would: let it finish, so that the next
+ * one reuses its source (cancelling it would start that work again). */
+static gboolean
+render_still_serves (gfx_dialog *dlg, const preview_render *r)
+{
+  gfx_ui_rect visible, source;
+  gfx_error err;
+  return !r->reused && r->source.pixels && r->generation == dlg->generation
+         && render_plan (dlg, &visible, &source, &err) == GFX_OK
+         && same_rect (r->source_rect, source);
 }
 
 static void
@@ -242,12 +306,23 @@ on_preview_invalidated (GimpPreview *preview, gfx_dialog *dlg)
   (void) preview;
   if (dlg->render)
     {
-      /* Cancel the stale render; its completion starts the new one. */
-      gfx_progress_cancel (&dlg->render->progress);
+      /* Cancel a stale render; its completion starts the new one. */
+      if (!render_still_serves (dlg, dlg->render))
+        gfx_progress_cancel (&dlg->render->progress);
       dlg->render_again = TRUE;
       return;
     }
   render_start (dlg);
+}
+
+/* Preview turned off: what was filtered is forgotten, so that turning it on again shows
+ * the image as it is now. */
+static void
+on_preview_update (GObject *preview, GParamSpec *pspec, gfx_dialog *dlg)
+{
+  (void) pspec;
+  if (!gimp_preview_get_update (GIMP_PREVIEW (preview)))
+    forget_sources (dlg);
 }
 
 /* GIMP's preview (200 px, re-applied on every style change) is small for judging a dither
@@ -267,5 +342,6 @@ gfx_dialog_preview_new (gfx_dialog *dlg)
   dlg->preview = gimp_drawable_preview_new_from_drawable_id (dlg->drawable);
   g_signal_connect_after (dlg->preview, "style-set", G_CALLBACK (on_preview_style), dlg);
   g_signal_connect (dlg->preview, "invalidated", G_CALLBACK (on_preview_invalidated), dlg);
+  g_signal_connect (dlg->preview, "notify::update", G_CALLBACK (on_preview_update), dlg);
   return dlg->preview;
 }

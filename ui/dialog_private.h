@@ -8,6 +8,7 @@
 #define GFX_RESPONSE_RESET 1
 
 typedef struct preview_render preview_render;
+typedef struct kept_source kept_source;
 
 struct gfx_dialog {
   const gfx_ui_proc *proc;
@@ -32,6 +33,8 @@ struct gfx_dialog {
   char last_render[256];  /* "GPU: ... · preview 12 ms" */
   preview_render *render; /* in-flight preview render or NULL */
   gboolean render_again;  /* values changed during that render */
+  kept_source *kept;      /* the last filtered source, or NULL (dialog_preview.c) */
+  guint generation;       /* counts the changes made in the dialog */
 };
 
 /* dialog_widgets.c */
@@ -49,5 +52,14 @@ void gfx_dialog_describe_backend (gfx_dialog *dlg, char *buf, size_t len);
 GtkWidget *gfx_dialog_preview_new (gfx_dialog *dlg); /* sets dlg->preview */
 /* Cancels an in-flight render and waits for it (before OK, a job, or closing). */
 void gfx_dialog_render_stop (gfx_dialog *dlg);
+/* That, and drops the kept filtered source (before a job, or closing). */
+void gfx_dialog_preview_forget (gfx_dialog *dlg);
+
+/* dialog_preview_hooks.c: the preview's test hooks */
+gboolean gfx_preview_held_for_tests (gfx_progress *p);
+void gfx_preview_dump_for_tests (gfx_dialog *dlg, const guchar *buf, int width, int height,
+                                 int channels, gboolean reused);
+void gfx_preview_dump_failure_for_tests (const char *text);
+void gfx_preview_then_for_tests (gfx_dialog *dlg);
 
 #endif

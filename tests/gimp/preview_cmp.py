@@ -15,7 +15,7 @@ import numpy as np
 
 def read_dump(path):
     data = open(path, "rb").read()
-    head = re.match(rb"P([56])\s*# at (\d+) (\d+)\s+(\d+) (\d+)\s+255\s", data)
+    head = re.match(rb"P([56])\s*# at (\d+) (\d+)[^\n]*\s+(\d+) (\d+)\s+255\s", data)
     if not head:
         sys.exit(f"{path}: not a gray or RGB preview dump")
     c, x, y, w, h = (int(v) for v in head.groups())

@@ -88,3 +88,35 @@ if preview deblur-preview-selection "$sel ($db RUN-NONINTERACTIVE img drw \"$wor
     && expect deblur-preview-selection-equals-result "$work/region.png" \
     || fail deblur-preview-selection-equals-result "the expected image could not be made"
 fi
+
+# Moving the preview.  The last filtered source is kept: a preview moved where it needs the
+# same source (the IIR filters always do: the whole region; error diffusion when moved
+# sideways) cuts its pixels from it ("source reused" in the dump) instead of filtering
+# again; one that needs more rows filters again; a change in the dialog (Reset) or
+# turning Preview off and on drops it.  Each moved preview still equals the result.
+# moved NAME THEN WANT X Y REF: the preview after GPUFX_DIALOG_PREVIEW_THEN=THEN lies at
+# (X, Y), says "source WANT" and equals REF there.
+moved () {
+  local name=$1 then=$2 want=$3 x=$4 y=$5 ref=$6 head
+  head=$(head -c 60 "$work/prev.pnm" | sed -n 2p)
+  [ "$head" = "# at $x $y source $want" ] \
+    || { fail "$name" "the last preview says '$head', wanted '# at $x $y source $want' after '$then'"; return; }
+  expect "$name" "$ref"
+}
+# after NAME THEN LAST DIALOG WANT X Y REF
+after () {
+  local name=$1 then=$2; shift 2
+  GPUFX_DIALOG_PREVIEW_THEN=$then preview "$name" "$1" "$2" && moved "$name" "$then" "$3" "$4" "$5" "$6"
+}
+jjn3="($ht RUN-NONINTERACTIVE img drw 1 3 1 0 -1)"
+cli halftone "$work/big.png" "$work/ht-jjn3.png" --kernel jjn --levels 3
+cli halftone "$work/big.png" "$work/ht-default.png"
+cli deblur "$work/big.png" "$work/db.png" --filter "$work/good.iir"
+dbf="($db RUN-NONINTERACTIVE img drw \"$work/good.iir\" 1)"
+dbi="($db RUN-INTERACTIVE img drw \"\" 0)"
+hti="($ht RUN-INTERACTIVE img drw 0 2 0 0 -1)"
+after deblur-preview-moved-reuses-source "pan 100 80" "$dbf" "$dbi" reused 100 80 "$work/db.png"
+after deblur-preview-toggled-filters-again toggle "$dbf" "$dbi" filtered 0 0 "$work/db.png"
+after halftone-preview-moved-sideways-reuses-source "pan 90 0" "$jjn3" "$hti" reused 90 0 "$work/ht-jjn3.png"
+after halftone-preview-moved-down-filters-again "pan 0 60" "$jjn3" "$hti" filtered 0 60 "$work/ht-jjn3.png"
+after halftone-preview-after-reset-filters-again reset "$jjn3" "$hti" filtered 0 0 "$work/ht-default.png"

@@ -1,0 +1,84 @@
+/* The preview's test hooks, so that dialog tests see what it drew and can move it:
+ * GPUFX_DIALOG_PREVIEW_HOLD, GPUFX_DIALOG_PREVIEW_DUMP and GPUFX_DIALOG_PREVIEW_THEN. */
+#include <stdio.h>
+#include <string.h>
+
+#include "dialog_private.h"
+
+/* GPUFX_DIALOG_PREVIEW_HOLD=1 keeps every render from starting its work until it is
+ * cancelled (at most a minute), so a test can press OK or change a parameter while a
+ * render is in flight, whatever the machine's speed. */
+gboolean
+gfx_preview_held_for_tests (gfx_progress *p)
+{
+  if (!g_getenv ("GPUFX_DIALOG_PREVIEW_HOLD"))
+    return FALSE;
+  for (int i = 0; i < 6000 && !gfx_progress_cancelled (p); i++)
+    g_usleep (10000);
+  return gfx_progress_cancelled (p);
+}
+
+/* GPUFX_DIALOG_PREVIEW_DUMP=FILE writes each drawn preview as 8-bit PNM (P5 gray, P6 RGB,
+ * P7 otherwise) with a comment "# at X Y source filtered" (or "source reused": the
+ * filtered source was kept from an earlier render) giving its place in the drawable, so a
+ * test can compare it with the filter's result on the whole drawable. */
+void
+gfx_preview_dump_for_tests (gfx_dialog *dlg, const guchar *buf, int width, int height,
+                            int channels, gboolean reused)
+{
+  const char *path = g_getenv ("GPUFX_DIALOG_PREVIEW_DUMP");
+  FILE *f = path ? fopen (path, "wb") : NULL;
+  if (!f)
+    return;
+  gint x, y;
+  gimp_preview_get_position (GIMP_PREVIEW (dlg->preview), &x, &y);
+  const char *source = reused ? "reused" : "filtered";
+  if (channels == 1 || channels == 3)
+    fprintf (f, "P%d\n# at %d %d source %s\n%d %d\n255\n", channels == 1 ? 5 : 6, x, y,
+             source, width, height);
+  else
+    fprintf (f, "P7\n# at %d %d source %s\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL 255\nENDHDR\n",
+             x, y, source, width, height, channels);
+  fwrite (buf, 1, (size_t) width * height * channels, f);
+  fclose (f);
+}
+
+/* A render that failed writes the status line's message to the dump instead, as a line
+ * of text. */
+void
+gfx_preview_dump_failure_for_tests (const char *text)
+{
+  const char *path = g_getenv ("GPUFX_DIALOG_PREVIEW_DUMP");
+  if (path)
+    g_file_set_contents (path, text, -1, NULL);
+}
+
+/* GPUFX_DIALOG_PREVIEW_THEN=ACTION, once the first preview is drawn: "pan DX DY" scrolls
+ * the preview by DX, DY pixels (as a drag would), "reset" presses Reset, "toggle" turns
+ * the Preview check box off and on. */
+void
+gfx_preview_then_for_tests (gfx_dialog *dlg)
+{
+  static gboolean done; /* one dialog a plug-in process */
+  const char *action = g_getenv ("GPUFX_DIALOG_PREVIEW_THEN");
+  int dx, dy;
+  if (!action || done)
+    return;
+  done = TRUE;
+  GimpPreview *preview = GIMP_PREVIEW (dlg->preview);
+  if (sscanf (action, "pan %d %d", &dx, &dy) == 2)
+    {
+      gint x, y;
+      gimp_preview_get_position (preview, &x, &y);
+      gimp_scrolled_preview_set_position (GIMP_SCROLLED_PREVIEW (preview), x + dx, y + dy);
+    }
+  else if (strcmp (action, "reset") == 0)
+    gtk_dialog_response (GTK_DIALOG (dlg->window), GFX_RESPONSE_RESET);
+  else if (strcmp (action, "toggle") == 0)
+    {
+      gimp_preview_set_update (preview, FALSE);
+      gimp_preview_set_update (preview, TRUE);
+    }
+  else
+    g_warning ("GPUFX_DIALOG_PREVIEW_THEN: unknown action '%s'", action);
+}
