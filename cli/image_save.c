@@ -206,9 +206,12 @@ codec_failed (const char *codec)
 
 /* img as the buffer to save: in the core's layout (in src's colour space) or, for a
  * filter's result on in whose file cli_load_source kept (src), in that file's own format
- * with every sample the filter left alone (img has it as in has it) as the file stored it. */
+ * with every sample the filter left alone (img has it as in has it) as the file stored it.
+ * NULL and err when there is no memory for the latter (a large half-float file needs two
+ * buffers besides the core's images). */
 static GeglBuffer *
-buffer_to_save (const gfx_image *in, const gfx_image *img, const cli_source *src)
+buffer_to_save (const gfx_image *in, const gfx_image *img, const cli_source *src,
+                const char *name, gfx_error *err)
 {
   const Babl *work = cli_layout_format (gfx_image_color_channels (img), img->has_alpha,
                                         img->depth, src ? src->space : NULL);
@@ -222,8 +225,16 @@ buffer_to_save (const gfx_image *in, const gfx_image *img, const cli_source *src
   const Babl *own = gegl_buffer_get_format (src->buffer);
   const size_t pixels = (size_t) img->width * img->height;
   const size_t sample_bytes = (size_t) babl_format_get_bytes_per_pixel (own) / img->channels;
-  guchar *result = g_malloc (pixels * img->channels * sample_bytes);
-  guchar *stored = g_malloc (pixels * img->channels * sample_bytes);
+  const size_t bytes = pixels * img->channels * sample_bytes;
+  guchar *result = g_try_malloc (bytes);
+  guchar *stored = result ? g_try_malloc (bytes) : NULL;
+  if (!stored)
+    {
+      g_free (result);
+      gfx_fail (err, GFX_ERR_NOMEM, "%s: out of memory for the result in the file's "
+                "precision (2 x %zu MiB)", name, bytes >> 20);
+      return NULL;
+    }
   babl_process (babl_fish (work, own), img->pixels, result, (long) pixels);
   gegl_buffer_get (src->buffer, &rect, 1.0, own, stored, GEGL_AUTO_ROWSTRIDE,
                    GEGL_ABYSS_NONE);
@@ -256,26 +267,34 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
   else if ((st = output_target (path, target, sizeof target, err)) != GFX_OK)
     return st;
   const char *op = saver_for (to_stdout ? stdout_file : path); /* the name given, not a link's */
+  /* Our own writers take PPM without alpha and black-and-white PNG (in any space); GEGL's
+   * savers the rest, from a buffer made before the temporary file exists. */
+  const bool own = (!strcmp (op, "gegl:ppm-save") && !img->has_alpha)
+                   || (!strcmp (op, "gegl:png-save") && cli_is_black_and_white (img));
+  GeglBuffer *buffer = own ? NULL : buffer_to_save (in, img, src, name, err);
+  if (!own && !buffer)
+    return err->status;
   st = make_temp (to_stdout ? stdout_file : target, err);
   if (st != GFX_OK)
-    return st;
+    {
+      g_clear_object (&buffer);
+      return st;
+    }
   signal (SIGINT, remove_pending);
   signal (SIGTERM, remove_pending);
   const char *tmp = pending_tmp;
   long long free_before = free_blocks (pending_dir);
   char *said = cli_gegl_said (), codec[256] = "";
   said[0] = '\0';
-  bool written = true, own = true, tidy = true;
+  bool written = true, tidy = true;
   errno = 0;
   const Babl *space = src ? src->space : NULL;
-  if (!strcmp (op, "gegl:ppm-save") && !img->has_alpha)
+  if (own && !strcmp (op, "gegl:ppm-save"))
     written = cli_write_pnm (tmp, img, space);
-  else if (!strcmp (op, "gegl:png-save") && cli_is_black_and_white (img)) /* in any space */
+  else if (own)
     written = cli_write_png_1bit (tmp, img);
   else
     {
-      own = false;
-      GeglBuffer *buffer = buffer_to_save (in, img, src);
       cli_icc_tidy (babl_format_get_space (gegl_buffer_get_format (buffer)));
       cli_capture_begin (name, "could not be written", CLI_FAILED, discard_pending);
       write_buffer (buffer, op, tmp, img->depth, gray_jpeg (op, img, space));

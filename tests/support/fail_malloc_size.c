@@ -1,7 +1,7 @@
-/* LD_PRELOAD shim for tests: in a gpufx plug-in process, malloc of exactly
- * $GPUFX_TEST_FAIL_MALLOC bytes returns NULL, as when memory runs out; every other call
- * (and every other process: GIMP, its file plug-ins) gets glibc's malloc.  Not for ASan
- * builds, whose runtime owns malloc. */
+/* LD_PRELOAD shim for tests: in a gpufx process (the command line or a plug-in), malloc
+ * of exactly $GPUFX_TEST_FAIL_MALLOC bytes returns NULL, as when memory runs out; every
+ * other call (and every other process: GIMP, its file plug-ins) gets glibc's malloc.  Not
+ * for ASan builds, whose runtime owns malloc. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
@@ -18,7 +18,8 @@ malloc (size_t size)
     {
       const char *v = getenv ("GPUFX_TEST_FAIL_MALLOC");
       fail_size = v ? strtoull (v, NULL, 10) : 0;
-      state = fail_size && strncmp (program_invocation_short_name, "gpufx-", 6) == 0 ? 1 : 2;
+      const char *me = program_invocation_short_name;
+      state = fail_size && (!strcmp (me, "gpufx") || !strncmp (me, "gpufx-", 6)) ? 1 : 2;
     }
   if (state == 1 && size == fail_size)
     {
