@@ -100,6 +100,9 @@ void cli_source_free (cli_source *src);
 /* Removes a folder and the files in it (one level). */
 void cli_remove_dir (const char *dir);
 
+/* The GEGL saver that an output named path ("-", "tif:-" or a file name) is written with
+ * ("gegl:png-save"), by its extension alone (GEGL need not run), or NULL. */
+const char *cli_saver_for_output (const char *path);
 /* Fails early (before any work) when path cannot be written: no saver for its extension
  * (GFX_ERR_INPUT) or a folder that is missing or not writable (GFX_ERR_IO). */
 gfx_status cli_check_output (const char *path, gfx_error *err);

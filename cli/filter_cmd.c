@@ -5,6 +5,7 @@
 
 #include "../common/pool.h"
 #include "cli.h"
+#include "gegl_modules.h"
 
 /* A progress line on stderr once the run has taken about a second. */
 typedef struct {
@@ -71,6 +72,7 @@ static int
 check_before_work (const cli_filter *f, const cli_args *args, const void *values)
 {
   const char *paths[3] = { args->pos[1], args->compare, args->mask_out };
+  cli_gegl_modules_for_files (args->pos[0], paths, 3); /* before GEGL starts */
   gfx_error err;
   if (gfx_params_validate (f->filter->params, values, &err) != GFX_OK)
     return cli_fail (f->filter->name, CLI_USAGE, "%s", err.msg);

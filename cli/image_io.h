@@ -21,6 +21,8 @@ cli_be32 (const unsigned char *p)
 /* The GEGL loader for the file at path by its first bytes ("gegl:png-load"), or NULL when
  * they name none that GEGL has here (image_sniff.c). */
 const char *cli_loader_for_content (const char *path);
+/* The loader they name, whether GEGL has it or not (GEGL need not run), or NULL. */
+const char *cli_loader_by_signature (const char *path);
 /* Whether a processed gegl:load node found no loader for its file and stands in a
  * picture of its error text instead. */
 bool cli_load_found_no_loader (GeglNode *load);

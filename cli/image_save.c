@@ -33,17 +33,34 @@ static const char *const SAVERS[][2] = {
   { ".exr", "gegl:exr-save" },  { ".hdr", "gegl:rgbe-save" },  { ".npy", "gegl:npy-save" },
 };
 
-/* GEGL's saver for the extension of path ("gegl:png-save"), or NULL. */
+/* The saver for the extension of path ("gegl:png-save"), or NULL; GEGL need not run. */
 static const char *
-saver_for (const char *path)
+saver_named (const char *path)
 {
   const char *dot = strrchr (path, '.'), *slash = strrchr (path, '/');
   if (!dot || (slash && dot < slash))
     return NULL;
   for (size_t i = 0; i < sizeof SAVERS / sizeof SAVERS[0]; i++)
-    if (!g_ascii_strcasecmp (dot, SAVERS[i][0]) && gegl_has_operation (SAVERS[i][1]))
+    if (!g_ascii_strcasecmp (dot, SAVERS[i][0]))
       return SAVERS[i][1];
   return NULL;
+}
+
+/* That saver, if GEGL has it. */
+static const char *
+saver_for (const char *path)
+{
+  const char *op = saver_named (path);
+  return op && gegl_has_operation (op) ? op : NULL;
+}
+
+const char *
+cli_saver_for_output (const char *path)
+{
+  char file[GFX_PATH_LEN];
+  if (cli_is_stdout (path))
+    cli_stdout_file (path, file, sizeof file);
+  return saver_named (cli_is_stdout (path) ? file : path);
 }
 
 void

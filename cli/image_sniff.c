@@ -31,7 +31,7 @@ static const struct {
 };
 
 const char *
-cli_loader_for_content (const char *path)
+cli_loader_by_signature (const char *path)
 {
   unsigned char head[16] = { 0 };
   FILE *f = fopen (path, "rb");
@@ -41,10 +41,16 @@ cli_loader_for_content (const char *path)
   fclose (f);
   for (size_t i = 0; i < sizeof SIGNATURES / sizeof SIGNATURES[0]; i++)
     if (got >= SIGNATURES[i].offset + SIGNATURES[i].len
-        && !memcmp (head + SIGNATURES[i].offset, SIGNATURES[i].magic, SIGNATURES[i].len)
-        && gegl_has_operation (SIGNATURES[i].op))
+        && !memcmp (head + SIGNATURES[i].offset, SIGNATURES[i].magic, SIGNATURES[i].len))
       return SIGNATURES[i].op;
   return NULL;
+}
+
+const char *
+cli_loader_for_content (const char *path)
+{
+  const char *op = cli_loader_by_signature (path);
+  return op && gegl_has_operation (op) ? op : NULL;
 }
 
 bool

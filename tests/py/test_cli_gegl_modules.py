@@ -1,9 +1,11 @@
 """The command line loads a subset of GEGL's modules (cli/gegl_modules.c): the loaders and
-savers and GEGL's core, through a directory of links in the user's cache. Checked: what
-the directory holds, that every format reads and writes the same pixels and every broken
-input gets the same message as with all modules loaded, that a cache it cannot write or
-a user's GEGL_PATH leaves GEGL as it was, and that runs racing to make the directory all
-succeed and leave one directory behind."""
+savers and GEGL's core, through a directory of links in the user's cache, and a filter
+command only its input's loader (by the file's first bytes) and its outputs' savers, through
+a directory per set. Checked: what the directories hold and which one each command uses,
+that every format reads and writes the same pixels and every broken input gets the same
+message as with all modules loaded, that a cache it cannot write or a user's GEGL_PATH
+leaves GEGL as it was, and that runs racing to make the directories all succeed and leave
+one of each behind."""
 import glob
 import os
 import subprocess
@@ -26,14 +28,22 @@ def module_dirs(cache):
     return sorted(glob.glob(os.path.join(cache, "gpufx", "gegl-modules-*")))
 
 
+def gegl_path_used(stderr):
+    """The directory of the last GEGL_PATH that GPUFX_DEBUG reported, or None."""
+    said = [line.split("GEGL_PATH = ", 1)[1] for line in stderr.splitlines()
+            if "GEGL_PATH = " in line]
+    return os.path.basename(said[-1].split(":")[0]) if said else None
+
+
 def check_directory(tmp, src):
     cache = os.path.join(tmp, "cache")
     r = run(cache, "halftone", src, os.path.join(tmp, "o.png"), "--backend", "cpu",
             env={"GPUFX_DEBUG": "1"})
     dirs = module_dirs(cache)
-    T.check(r.returncode == 0 and len(dirs) == 1, "first run makes one module directory",
+    T.check(r.returncode == 0 and len(dirs) == 2 and dirs[1] == dirs[0] + "+png-load+png-save",
+            "first run makes the module directory and its PNG-to-PNG subset",
             f"exit {r.returncode}, {dirs}, {r.stderr.strip()}")
-    if not dirs:
+    if len(dirs) != 2:
         return
     names = set(os.listdir(dirs[0]))
     system = set(n for n in os.listdir(PLUGINS) if n.endswith(".so"))
@@ -48,13 +58,54 @@ def check_directory(tmp, src):
     T.check(all(os.path.realpath(os.path.join(dirs[0], n)) ==
                 os.path.join(os.path.realpath(PLUGINS), n) for n in names),
             "each entry links to GEGL's own module", sorted(names))
-    T.check("GEGL_PATH = " + dirs[0] in r.stderr, "GPUFX_DEBUG says which GEGL_PATH it set",
-            r.stderr.strip())
+    subset = set(os.listdir(dirs[1]))
+    common = set(n for n in system  # core, and common at each x86-64 level
+                 if n == "gegl-core.so" or n.startswith(("gegl-common.", "gegl-common-x86")))
+    T.check(subset == common | {"png-load.so", "png-save.so"},
+            "the subset holds GEGL's core and common operations, png-load and png-save",
+            sorted(subset))
+    T.check(gegl_path_used(r.stderr) == os.path.basename(dirs[1]),
+            "GPUFX_DEBUG says which GEGL_PATH it set: the subset's", r.stderr.strip())
     r = run(cache, "halftone", src, os.path.join(tmp, "o2.png"), "--backend", "cpu")
-    made = [n for n in os.listdir(os.path.join(cache, "gpufx")) if n.startswith("gegl-")]
+    made = sorted(n for n in os.listdir(os.path.join(cache, "gpufx")) if n.startswith("gegl-"))
     T.check(r.returncode == 0 and module_dirs(cache) == dirs and
-            made == [os.path.basename(dirs[0])],
-            "a second run reuses it and leaves no temporary directory", f"{made}")
+            made == [os.path.basename(d) for d in dirs],
+            "a second run reuses them and leaves no temporary directory", f"{made}")
+
+
+def check_subsets(tmp, src):
+    """Which directory each command makes GEGL load."""
+    cache = os.path.join(tmp, "subsets")
+    jpg, junk = os.path.join(tmp, "in.jpg"), os.path.join(tmp, "junk.png")
+    T.save(jpg, T.noise(40, 30, 3, np.uint8, seed=6))
+    with open(junk, "wb") as f:
+        f.write(b"no known first bytes\n")
+    o = lambda name: os.path.join(tmp, "sub-" + name)  # noqa: E731
+    cases = [
+        ("JPEG in, TIFF out", ["halftone", jpg, o("a.tif")], "+jpg-load+tiff-save"),
+        ("the content, not the name, picks the loader",
+         ["halftone", o("a.tif"), o("b.png")], "+tiff-load+png-save"),
+        ("every output's saver, once each",
+         ["enhance", src, o("c.png"), "--compare", o("d.webp"), "--mask-out", o("e.png")],
+         "+png-load+png-save+webp-save"),
+        ("standard output's format", ["halftone", src, "jpg:-"], "+png-load+jpg-save"),
+        ("standard input: every loader", ["halftone", "-", o("f.png")], ""),
+        ("unknown first bytes: every loader", ["halftone", junk, o("g.png")], ""),
+        ("not a filter command: every loader", ["bench", "--copy", src, o("h.png")], ""),
+    ]
+    full = None
+    for name, args, suffix in cases:
+        with open(src, "rb") as stdin:
+            r = subprocess.run([T.GPUFX, *args, "--backend", "cpu"] if args[0] != "bench"
+                               else [T.GPUFX, *args], stdin=stdin, capture_output=True,
+                               env=dict(os.environ, XDG_CACHE_HOME=cache,
+                                        GPUFX_GEGL_ALL_MODULES="0", GPUFX_DEBUG="1"))
+        err = r.stderr.decode(errors="replace")
+        used = gegl_path_used(err)
+        full = full or (used.split("+")[0] if used else None)
+        T.check(used is not None and full is not None and used == full + suffix,
+                f"{name}: GEGL loads {'the subset ' + suffix if suffix else 'every module'}",
+                f"exit {r.returncode}, GEGL_PATH {used}, {err.strip()[-300:]}")
 
 
 def check_formats(tmp, cache):
@@ -137,8 +188,8 @@ def check_race(tmp, src):
     codes = [p.wait(timeout=300) for p in procs]
     outs = set(open(os.path.join(tmp, f"r{i}.png"), "rb").read() for i in range(8))
     left = [n for n in os.listdir(os.path.join(cache, "gpufx")) if n.startswith("gegl-")]
-    T.check(codes == [0] * 8 and len(outs) == 1 and len(left) == 1,
-            "8 runs racing on an empty cache all succeed and leave one directory",
+    T.check(codes == [0] * 8 and len(outs) == 1 and len(left) == 2,
+            "8 runs racing on an empty cache all succeed and leave one directory of each",
             f"exits {codes}, {len(outs)} outputs, left {left}")
 
 
@@ -151,6 +202,7 @@ def main():
         src = os.path.join(tmp, "in.png")
         T.save(src, T.ramp(64, 48))
         check_directory(tmp, src)
+        check_subsets(tmp, src)
         want_path = os.path.join(tmp, "want.png")
         T.run_cli("halftone", src, want_path, "--backend", "cpu",
                   env={"GPUFX_GEGL_ALL_MODULES": "1"})
