@@ -6,6 +6,7 @@
 
 #include "../common/halftone.h"
 #include "cli.h"
+#include "gegl_modules.h"
 #include "cmd_bench_internal.h"
 
 /* The filters, found through their descriptors as cli/main.c lists them.  Weak
@@ -109,6 +110,7 @@ bench_copy (const char *in_path, const char *out_path, int threshold)
   gfx_error err = { 0 };
   char note[GFX_MSG_LEN];
   cli_source src; /* as the filters write: a plain copy then keeps every sample exactly */
+  cli_gegl_modules_for_files (in_path, &out_path, 1); /* and the same GEGL modules */
   gfx_status st = cli_load_source (in_path, &img, &src, note, sizeof note, &err);
   size_t n = gfx_image_samples (&img);
   for (size_t i = 0; st == GFX_OK && threshold && i < n; i++)

@@ -81,6 +81,10 @@ def check_subsets(tmp, src):
     with open(junk, "wb") as f:
         f.write(b"no known first bytes\n")
     o = lambda name: os.path.join(tmp, "sub-" + name)  # noqa: E731
+    filt = o("f.iir")
+    with open(filt, "w") as f:
+        f.write("gpufx-iir 1\nmask 1 2\n" + "".join(f"q{q} a 1 0\nq{q} b 1 -0.5\n"
+                                                      for q in (1, 2, 3, 4)))
     cases = [
         ("JPEG in, TIFF out", ["halftone", jpg, o("a.tif")], "+jpg-load+tiff-save"),
         ("the content, not the name, picks the loader",
@@ -91,13 +95,16 @@ def check_subsets(tmp, src):
         ("standard output's format", ["halftone", src, "jpg:-"], "+png-load+jpg-save"),
         ("standard input: every loader", ["halftone", "-", o("f.png")], ""),
         ("unknown first bytes: every loader", ["halftone", junk, o("g.png")], ""),
-        ("not a filter command: every loader", ["bench", "--copy", src, o("h.png")], ""),
+        ("bench --copy, the whole-process baseline, as a filter",
+         ["bench", "--copy", src, o("h.tif")], "+png-load+tiff-save"),
+        ("another command: every loader", ["stability", filt, "--plot", o("i.png")], ""),
     ]
     full = None
     for name, args, suffix in cases:
         with open(src, "rb") as stdin:
-            r = subprocess.run([T.GPUFX, *args, "--backend", "cpu"] if args[0] != "bench"
-                               else [T.GPUFX, *args], stdin=stdin, capture_output=True,
+            r = subprocess.run([T.GPUFX, *args] + (["--backend", "cpu"] if args[0] in
+                                                   ("halftone", "enhance") else []),
+                               stdin=stdin, capture_output=True,
                                env=dict(os.environ, XDG_CACHE_HOME=cache,
                                         GPUFX_GEGL_ALL_MODULES="0", GPUFX_DEBUG="1"))
         err = r.stderr.decode(errors="replace")
