@@ -4,6 +4,8 @@
 #ifndef GFX_FILTER_H
 #define GFX_FILTER_H
 
+#include <stdbool.h>
+
 #include "backend.h"
 #include "image.h"
 #include "params.h"
@@ -43,6 +45,9 @@ typedef struct {
    * part of region that apply() must be given so that its result, cut to visible, equals
    * a run's over the whole region.  NULL: every pixel depends on the whole region. */
   gfx_rect (*preview_source) (const void *values, gfx_rect region, gfx_rect visible);
+  /* Whether a result's first rows do not depend on the rows below them (the preview may
+   * then cut a shorter source's result from a taller one's). */
+  bool rows_causal;
 } gfx_filter;
 
 #endif

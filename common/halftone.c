@@ -116,4 +116,5 @@ const gfx_filter gfx_halftone_filter = {
   .params = &gfx_halftone_param_set,
   .apply = halftone_apply,
   .preview_source = halftone_preview_source,
+  .rows_causal = true,
 };

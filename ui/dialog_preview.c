@@ -9,8 +9,9 @@
  * outside the region is shown as it is.
  *
  * The last filtered source is kept (kept_source): when the preview is moved and needs
- * the same source with the same values, its new visible part is cut from it instead of
- * being filtered again, which for the IIR filters means the whole region.  Any change made
+ * the same source (source_serves: for error diffusion, also one with fewer rows), its new
+ * visible part is cut from it instead of being filtered again, which for the IIR filters
+ * means the whole region.  Any change made
  * in the dialog (a parameter, even set to the value it had, or a job such as stabilising
  * a filter file) drops it, and so does turning Preview off, which is how a user shows
  * edits made in the image meanwhile. */
@@ -79,10 +80,13 @@ keep_source (gfx_dialog *dlg, preview_render *r)
   dlg->kept = k;
 }
 
+/* Whether the result of filtering the source at have holds that of the one at want: the
+ * same source, or for a filter whose rows depend only on those above, a taller one. */
 static gboolean
-same_rect (gfx_ui_rect a, gfx_ui_rect b)
+source_serves (const gfx_filter *f, gfx_ui_rect have, gfx_ui_rect want)
 {
-  return a.x == b.x && a.y == b.y && a.width == b.width && a.height == b.height;
+  return have.x == want.x && have.y == want.y && have.width == want.width
+         && (have.height == want.height || (f->rows_causal && have.height > want.height));
 }
 
 /* Drops the kept source and makes in-flight renders' results unfit to keep. */
@@ -119,9 +123,10 @@ render (preview_render *r)
     st = r->dlg->proc->filter->apply (&r->source, &r->filtered, r->values, &r->run, &r->err);
   if (st == GFX_OK)
     st = gfx_image_clone (&r->out, &r->in, &r->err);
-  const gfx_image *filtered = r->reused ? &r->reused->filtered : &r->filtered;
-  if (st == GFX_OK && filtered->pixels)
-    paste (&r->out, r->visible, filtered, r->source_rect);
+  if (st == GFX_OK && r->reused)
+    paste (&r->out, r->visible, &r->reused->filtered, r->reused->rect);
+  else if (st == GFX_OK && r->filtered.pixels)
+    paste (&r->out, r->visible, &r->filtered, r->source_rect);
   return st;
 }
 
@@ -240,7 +245,7 @@ render_start (gfx_dialog *dlg)
   if (st == GFX_OK)
     st = gfx_ui_drawable_read (dlg->drawable, &r->visible, &r->in, &r->err);
   const kept_source *k = dlg->kept;
-  if (k && same_rect (k->rect, r->source_rect))
+  if (k && source_serves (dlg->proc->filter, k->rect, r->source_rect))
     {
       r->reused = dlg->kept;
       r->reused->refs++;
@@ -297,7 +302,7 @@ render_still_serves (gfx_dialog *dlg, const preview_render *r)
   gfx_error err;
   return !r->reused && r->source.pixels && r->generation == dlg->generation
          && render_plan (dlg, &visible, &source, &err) == GFX_OK
-         && same_rect (r->source_rect, source);
+         && source_serves (dlg->proc->filter, r->source_rect, source);
 }
 
 static void

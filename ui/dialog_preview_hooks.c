@@ -53,20 +53,23 @@ gfx_preview_dump_failure_for_tests (const char *text)
     g_file_set_contents (path, text, -1, NULL);
 }
 
-/* GPUFX_DIALOG_PREVIEW_THEN=ACTION, once the first preview is drawn: "pan DX DY" scrolls
- * the preview by DX, DY pixels (as a drag would), "reset" presses Reset, "toggle" turns
- * the Preview check box off and on. */
+/* GPUFX_DIALOG_PREVIEW_THEN="ACTION[;ACTION...]", one action after each preview drawn:
+ * "pan DX DY" scrolls the preview by DX, DY pixels (as a drag would), "reset" presses
+ * Reset, "toggle" turns the Preview check box off and on. */
 void
 gfx_preview_then_for_tests (gfx_dialog *dlg)
 {
-  static gboolean done; /* one dialog a plug-in process */
-  const char *action = g_getenv ("GPUFX_DIALOG_PREVIEW_THEN");
-  int dx, dy;
-  if (!action || done)
+  static int done; /* actions taken: one dialog a plug-in process */
+  const char *actions = g_getenv ("GPUFX_DIALOG_PREVIEW_THEN");
+  if (!actions)
     return;
-  done = TRUE;
+  gchar **list = g_strsplit (actions, ";", -1);
+  const char *action = done < (int) g_strv_length (list) ? g_strstrip (list[done]) : NULL;
+  int dx, dy;
   GimpPreview *preview = GIMP_PREVIEW (dlg->preview);
-  if (sscanf (action, "pan %d %d", &dx, &dy) == 2)
+  if (!action)
+    ;
+  else if (sscanf (action, "pan %d %d", &dx, &dy) == 2)
     {
       gint x, y;
       gimp_preview_get_position (preview, &x, &y);
@@ -81,4 +84,6 @@ gfx_preview_then_for_tests (gfx_dialog *dlg)
     }
   else
     g_warning ("GPUFX_DIALOG_PREVIEW_THEN: unknown action '%s'", action);
+  done++;
+  g_strfreev (list);
 }

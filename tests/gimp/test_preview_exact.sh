@@ -91,8 +91,8 @@ fi
 
 # Moving the preview.  The last filtered source is kept: a preview moved where it needs the
 # same source (the IIR filters always do: the whole region; error diffusion when moved
-# sideways) cuts its pixels from it ("source reused" in the dump) instead of filtering
-# again; one that needs more rows filters again; a change in the dialog (Reset) or
+# sideways or up) cuts its pixels from it ("source reused" in the dump) instead of
+# filtering again; one that needs more rows filters again; a change in the dialog (Reset) or
 # turning Preview off and on drops it.  Each moved preview still equals the result.
 # moved NAME THEN WANT X Y REF: the preview after GPUFX_DIALOG_PREVIEW_THEN=THEN lies at
 # (X, Y), says "source WANT" and equals REF there.
@@ -119,4 +119,8 @@ after deblur-preview-moved-reuses-source "pan 100 80" "$dbf" "$dbi" reused 100 8
 after deblur-preview-toggled-filters-again toggle "$dbf" "$dbi" filtered 0 0 "$work/db.png"
 after halftone-preview-moved-sideways-reuses-source "pan 90 0" "$jjn3" "$hti" reused 90 0 "$work/ht-jjn3.png"
 after halftone-preview-moved-down-filters-again "pan 0 60" "$jjn3" "$hti" filtered 0 60 "$work/ht-jjn3.png"
+after halftone-preview-moved-down-then-up-reuses-source "pan 0 60; pan 0 -40" "$jjn3" "$hti" \
+  reused 0 20 "$work/ht-jjn3.png"
+after deblur-preview-moved-twice-reuses-source "pan 50 0; pan 30 70" "$dbf" "$dbi" reused 80 70 \
+  "$work/db.png"
 after halftone-preview-after-reset-filters-again reset "$jjn3" "$hti" filtered 0 0 "$work/ht-default.png"

@@ -438,6 +438,40 @@ check_hand_values (void)
   gfx_image_free (&out);
 }
 
+/* gfx_halftone_filter.rows_causal: a result's first rows are the result of those rows
+ * alone (errors only flow down), for every kernel, through the filter's own apply(). */
+static void
+check_rows_causal (void)
+{
+  static const gfx_halftone_params base = { .kernel = 0, .levels = 3, .backend = GFX_BACKEND_CPU,
+                                            .block_size = 0, .margin = -1 };
+  gfx_image in = make_image (53, 41, 3, GFX_U8);
+  int bad = 0, cases = 0;
+  for (int k = 0; k < GFX_KERNEL_COUNT; k++)
+    for (int rows = 1; rows < in.height; rows += 13)
+      {
+        gfx_halftone_params p = base;
+        p.kernel = k;
+        gfx_image top = in, whole = { 0 }, part = { 0 };
+        top.height = rows;
+        gfx_error err;
+        gfx_filter_run run = { 0 };
+        const gfx_filter *f = &gfx_halftone_filter;
+        if (f->apply (&in, &whole, &p, &run, &err) != GFX_OK
+            || f->apply (&top, &part, &p, &run, &err) != GFX_OK)
+          bad++;
+        else
+          bad += memcmp (whole.pixels, part.pixels, gfx_image_bytes (&part)) != 0;
+        cases++;
+        gfx_image_free (&whole);
+        gfx_image_free (&part);
+      }
+  CHECK (gfx_halftone_filter.rows_causal && !bad,
+         "rows causal: the first rows' result is theirs alone (%d of %d cases differ)", bad,
+         cases);
+  gfx_image_free (&in);
+}
+
 static void
 time_large (void)
 {
@@ -484,6 +518,7 @@ main (void)
   check_tone ();
   check_mid_grey ();
   check_alpha_and_validation ();
+  check_rows_causal ();
   test_hang_guard (300, "cancel");
   check_cancel ();
   check_cancel_wavefront ();
