@@ -11,11 +11,12 @@
  * The last filtered source is kept (kept_source): when the preview is moved and needs
  * the same source (source_serves: for error diffusion, also one with fewer rows), its new
  * visible part is cut from it instead of being filtered again, which for the IIR filters
- * means the whole region.  Any change made
- * in the dialog (a parameter, even set to the value it had, or a job such as stabilising
- * a filter file) drops it, and so does turning Preview off, which is how a user shows
- * edits made in the image meanwhile. */
+ * means the whole region.  Any change made in the dialog (a parameter, even set to the
+ * value it had, or a job such as stabilising a filter file) drops it, and so does turning
+ * Preview off, which is how a user shows edits made in the image meanwhile.  A source
+ * larger than an eighth of the memory is not kept. */
 #include <string.h>
+#include <unistd.h>
 
 #include "dialog_private.h"
 
@@ -47,8 +48,14 @@ struct preview_render {
 };
 
 #define PREVIEW_SIZE 300 /* pixels, at most the drawable's size */
-/* A larger filtered source is not kept: the dialog would hold it as long as it is open. */
-#define KEEP_AT_MOST ((size_t) 512 << 20)
+/* The largest filtered source kept: the dialog holds it as long as it is open, so an
+ * eighth of the memory (512 MiB where that is unknown). */
+static size_t
+keep_at_most (void)
+{
+  const long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? (size_t) pages * (size_t) page / 8 : (size_t) 512 << 20;
+}
 
 static void render_start (gfx_dialog *dlg);
 static gboolean render_done (gpointer data);
@@ -70,7 +77,7 @@ keep_source (gfx_dialog *dlg, preview_render *r)
 {
   const gfx_image *f = &r->filtered;
   if (!f->pixels || r->generation != dlg->generation
-      || (size_t) f->width * f->height * f->channels * gfx_depth_bytes (f->depth) > KEEP_AT_MOST)
+      || gfx_image_bytes (f) > keep_at_most ())
     return;
   kept_source *k = g_new0 (kept_source, 1);
   *k = (kept_source) { .refs = 1, .filtered = *f, .rect = r->source_rect,
