@@ -6,8 +6,8 @@
 
 #include "../common/halftone.h"
 #include "cli.h"
-#include "gegl_modules.h"
 #include "cmd_bench_internal.h"
+#include "gegl_modules.h"
 
 /* The filters, found through their descriptors as cli/main.c lists them.  Weak
  * references: a filter not (yet) in the build reads as NULL and its rows say n/a. */

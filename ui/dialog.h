@@ -14,9 +14,9 @@
  * The preview renders through the same filter->apply() on a worker thread what its
  * visible pixels depend on (filter->preview_source), so that it shows what OK will do to
  * the pixel; a newer change cancels an older render.  Moving the preview reuses what was
- * filtered when it needs the same source (dialog_preview.c).  On OK the drawable is processed
- * while the dialog stays open with its progress bar, and Cancel stops the work (the
- * drawable is left untouched).  Reset restores the declared defaults.
+ * filtered where it can (dialog_preview.c).  On OK the drawable is processed while the
+ * dialog stays open with its progress bar, and Cancel stops the work (the drawable is
+ * left untouched).  Reset restores the declared defaults.
  *
  * Test hooks, so screenshot and dialog tests finish by themselves:
  * GPUFX_DIALOG_AUTO_OK=SECONDS presses OK after that many seconds,
