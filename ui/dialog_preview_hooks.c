@@ -53,23 +53,12 @@ gfx_preview_dump_failure_for_tests (const char *text)
     g_file_set_contents (path, text, -1, NULL);
 }
 
-/* GPUFX_DIALOG_PREVIEW_THEN="ACTION[;ACTION...]", one action after each preview drawn:
- * "pan DX DY" scrolls the preview by DX, DY pixels (as a drag would), "reset" presses
- * Reset, "toggle" turns the Preview check box off and on. */
-void
-gfx_preview_then_for_tests (gfx_dialog *dlg)
+static void
+take_action (gfx_dialog *dlg, const char *action)
 {
-  static int done; /* actions taken: one dialog a plug-in process */
-  const char *actions = g_getenv ("GPUFX_DIALOG_PREVIEW_THEN");
-  if (!actions)
-    return;
-  gchar **list = g_strsplit (actions, ";", -1);
-  const char *action = done < (int) g_strv_length (list) ? g_strstrip (list[done]) : NULL;
   int dx, dy;
   GimpPreview *preview = GIMP_PREVIEW (dlg->preview);
-  if (!action)
-    ;
-  else if (sscanf (action, "pan %d %d", &dx, &dy) == 2)
+  if (sscanf (action, "pan %d %d", &dx, &dy) == 2)
     {
       gint x, y;
       gimp_preview_get_position (preview, &x, &y);
@@ -84,6 +73,21 @@ gfx_preview_then_for_tests (gfx_dialog *dlg)
     }
   else
     g_warning ("GPUFX_DIALOG_PREVIEW_THEN: unknown action '%s'", action);
+}
+
+/* GPUFX_DIALOG_PREVIEW_THEN="ACTION[;ACTION...]", one action after each preview drawn:
+ * "pan DX DY" scrolls the preview by DX, DY pixels (as a drag would), "reset" presses
+ * Reset, "toggle" turns the Preview check box off and on. */
+void
+gfx_preview_then_for_tests (gfx_dialog *dlg)
+{
+  static guint done; /* actions taken: one dialog a plug-in process */
+  const char *actions = g_getenv ("GPUFX_DIALOG_PREVIEW_THEN");
+  if (!actions)
+    return;
+  gchar **list = g_strsplit (actions, ";", -1);
+  if (done < g_strv_length (list))
+    take_action (dlg, g_strstrip (list[done]));
   done++;
   g_strfreev (list);
 }
