@@ -17,6 +17,7 @@
 #include "../common/file_target.h"
 #include "cli.h"
 #include "image_io.h"
+#include "private_tmp.h"
 
 /* The output is written as a file of the output's own name in a private folder next to
  * the file it replaces (whatever a saver leaves there goes with the folder), then renamed
@@ -97,6 +98,7 @@ remove_pending (int sig)
     unlink (pending_tmp);
   if (pending_dir[0])
     rmdir (pending_dir);
+  cli_private_tmp_remove_now ();
   signal (sig, SIG_DFL);
   raise (sig);
 }

@@ -20,6 +20,7 @@
 #include "cmd_stability.h"
 #include "cmd_version.h"
 #include "gegl_modules.h"
+#include "private_tmp.h"
 
 static const cli_filter FILTERS[] = {
   { &gfx_halftone_filter, false },
@@ -93,7 +94,8 @@ dispatch (int argc, char **argv)
 int
 main (int argc, char **argv)
 {
-  /* Both set environment variables: before any thread (the GPU's warm-up) starts. */
+  /* All three set environment variables: before any thread (the GPU's warm-up) starts. */
+  cli_private_tmp_begin ();
   cli_gegl_modules_select ();
   cli_babl_setup ();
   int rc = dispatch (argc, argv);

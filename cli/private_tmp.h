@@ -1,0 +1,16 @@
+/* A temporary folder of gpufx's own for each run (private_tmp.c). */
+#ifndef GFX_CLI_PRIVATE_TMP_H
+#define GFX_CLI_PRIVATE_TMP_H
+
+/* First thing in main(), before anything reads $TMPDIR (GLib keeps what it reads first) and
+ * before any thread starts (it calls setenv): makes a folder only this process uses in
+ * $TMPDIR and names it $TMPDIR, for this process and what it starts (ImageMagick).  It is
+ * removed, with what is left in it, at exit and on SIGINT, SIGTERM and SIGHUP.  Where it
+ * cannot be made, $TMPDIR stays as it was. */
+void cli_private_tmp_begin (void);
+
+/* Removes it now, with async-signal-safe calls only: for a signal handler of another
+ * part (image_save.c's) that is about to end the process. */
+void cli_private_tmp_remove_now (void);
+
+#endif

@@ -1,0 +1,92 @@
+"""Files GEGL reads through ImageMagick (BMP, TGA, unknown ones) are this run's own.
+
+GEGL's fallback loader, gegl:magick-load, has convert write one fixed name in the
+temporary folder ($TMPDIR/gegl-magick.png) and loads that.  gpufx gives each run a
+temporary folder of its own, so:
+- a picture left under that name (by an earlier run, another program, another user) is
+  never read: a file convert cannot read is an error, not that picture;
+- a BMP gives the result of its own pixels;
+- the run's folder is gone afterwards, also after SIGTERM."""
+import os
+import signal
+import subprocess
+import time
+
+import numpy as np
+
+import gfxtest as T
+
+T.require_cli("private temporary folder")
+
+
+def leftovers(tmp, planted):
+    return sorted(set(os.listdir(tmp)) - planted)
+
+
+def main():
+    if not any(os.access(os.path.join(p, "convert"), os.X_OK)
+               for p in os.environ.get("PATH", "").split(os.pathsep)):
+        T.skip("private temporary folder", "no ImageMagick convert (make deps installs it)")
+        return
+    from PIL import Image
+    with T.tmpdir() as d:
+        tmp = os.path.join(d, "tmp")
+        os.mkdir(tmp)
+        env = {"TMPDIR": tmp, "GPUFX_BACKEND": "cpu"}
+        stale = T.noise(41, 29, 1, np.uint8, seed=8)
+        Image.fromarray(stale).save(os.path.join(tmp, "gegl-magick.png"))
+        planted = {"gegl-magick.png"}
+
+        junk = os.path.join(d, "junk.xyz")
+        with open(junk, "w") as f:
+            f.write("not an image\n")
+        out = os.path.join(d, "out.png")
+        r = T.run_cli("halftone", junk, out, env=env)
+        T.check(r.returncode == 2 and "junk.xyz" in r.stderr and not os.path.exists(out),
+                "a file convert cannot read is an error, not the picture left in $TMPDIR",
+                f"status {r.returncode}: {r.stderr.strip()[-300:]}")
+
+        # GEGL's magick path hands over float samples converted from the gamma 2.2 that
+        # convert writes into its PNG to sRGB (up to 9 levels off); a different picture
+        # (the one left in $TMPDIR is another size) cannot pass for it.
+        pixels = T.noise(53, 37, 3, np.uint8, seed=9)
+        bmp, png = os.path.join(d, "in.bmp"), os.path.join(d, "in.png")
+        Image.fromarray(pixels).save(bmp)
+        Image.fromarray(pixels).save(png)
+        out_bmp, out_png = os.path.join(d, "bmp.png"), os.path.join(d, "png.png")
+        r1 = T.run_cli("enhance", bmp, out_bmp, "--quiet", env=env)
+        r2 = T.run_cli("enhance", png, out_png, "--quiet", env=env)
+        off = 1.0
+        if r1.returncode == 0 and r2.returncode == 0:
+            a, b = T.load(out_bmp), T.load(out_png)
+            if a.ndim == 3 and a.shape[:2] == b.shape[:2]:
+                scale = 65535.0 if a.dtype == np.uint16 else 255.0
+                off = float(np.mean(np.abs(a[..., :3] / scale - b / 255.0)))
+        T.check(off <= 4 / 255, "a BMP (through ImageMagick) gives its own pixels' result",
+                f"mean difference {off * 255:.1f} levels; {r1.stderr.strip()[-200:]}")
+        with open(os.path.join(tmp, "gegl-magick.png"), "rb") as f:
+            T.check(np.array_equal(np.array(Image.open(f)), stale),
+                    "the file of that name in $TMPDIR is left as it was")
+        T.check(leftovers(tmp, planted) == [], "nothing is left in $TMPDIR",
+                str(leftovers(tmp, planted)))
+
+        big = os.path.join(d, "big.bmp")
+        Image.fromarray(T.noise(3000, 3000, 3, np.uint8, seed=10)).save(big)
+        p = subprocess.Popen([T.GPUFX, "enhance", big, os.path.join(d, "big.png"), "--quiet"],
+                             env={**os.environ, **env}, stderr=subprocess.PIPE)
+        deadline = time.time() + 20
+        while time.time() < deadline and not leftovers(tmp, planted):
+            time.sleep(0.005)
+        mid_run = bool(leftovers(tmp, planted))
+        time.sleep(0.2)
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=60)
+        T.check(mid_run and p.returncode == -signal.SIGTERM,
+                "SIGTERM landed while the run's folder existed",
+                f"folder seen {mid_run}, status {p.returncode}")
+        T.check(leftovers(tmp, planted) == [], "SIGTERM leaves nothing in $TMPDIR",
+                str(leftovers(tmp, planted)))
+
+
+main()
+T.finish()
