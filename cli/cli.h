@@ -100,9 +100,14 @@ void cli_source_free (cli_source *src);
 /* Removes a folder and the files in it (one level). */
 void cli_remove_dir (const char *dir);
 
-/* The GEGL saver that an output named path ("-", "tif:-" or a file name) is written with
- * ("gegl:png-save"), by its extension alone (GEGL need not run), or NULL. */
+/* Output formats (savers.c).  The GEGL saver that a file name's extension picks
+ * ("gegl:png-save"), or NULL; GEGL need not run. */
+const char *cli_saver_named (const char *path);
+/* The same for an output named path ("-", "tif:-" or a file name). */
 const char *cli_saver_for_output (const char *path);
+/* What writing img as the output path loses (an alpha channel, bits a sample), as a note
+ * naming the file, the format and what it holds; "" when nothing is lost. */
+void cli_output_losses (const char *path, const gfx_image *img, char *note, size_t len);
 /* Fails early (before any work) when path cannot be written: no saver for its extension
  * (GFX_ERR_INPUT) or a folder that is missing or not writable (GFX_ERR_IO). */
 gfx_status cli_check_output (const char *path, gfx_error *err);

@@ -39,6 +39,16 @@ progress_end (progress_line *p)
   p->shown = false;
 }
 
+/* Says, once path is written, what its format could not hold of img. */
+static void
+note_losses (const char *cmd, const cli_args *args, const char *path, const gfx_image *img)
+{
+  char note[GFX_MSG_LEN];
+  cli_output_losses (path, img, note, sizeof note);
+  if (note[0] && !args->quiet)
+    fprintf (stderr, "gpufx %s: note: %s\n", cmd, note);
+}
+
 /* Writes the result, and the comparison and mask when asked for. */
 static int
 write_outputs (const cli_filter *f, const cli_args *args, const gfx_image *in,
@@ -47,6 +57,8 @@ write_outputs (const cli_filter *f, const cli_args *args, const gfx_image *in,
   const char *cmd = f->filter->name;
   gfx_error err;
   gfx_status st = cli_save_result (args->pos[1], in, out, src, &err);
+  if (st == GFX_OK)
+    note_losses (cmd, args, args->pos[1], out);
   if (st == GFX_OK && args->compare)
     {
       gfx_image both;
@@ -54,6 +66,8 @@ write_outputs (const cli_filter *f, const cli_args *args, const gfx_image *in,
       if (st == GFX_OK)
         {
           st = cli_save_result (args->compare, NULL, &both, src, &err);
+          if (st == GFX_OK)
+            note_losses (cmd, args, args->compare, &both);
           gfx_image_free (&both);
         }
     }

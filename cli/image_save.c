@@ -25,43 +25,12 @@
  * an exit() from inside a codec. */
 static char pending_dir[GFX_PATH_LEN + 32], pending_tmp[2 * GFX_PATH_LEN + 32];
 
-/* Savers by extension.  GEGL's own lookup silently falls back to PNG for unknown
- * extensions (and warns on stderr); an explicit table refuses them instead. */
-static const char *const SAVERS[][2] = {
-  { ".png", "gegl:png-save" },  { ".jpg", "gegl:jpg-save" },   { ".jpeg", "gegl:jpg-save" },
-  { ".tif", "gegl:tiff-save" }, { ".tiff", "gegl:tiff-save" }, { ".ppm", "gegl:ppm-save" },
-  { ".pgm", "gegl:ppm-save" },  { ".pnm", "gegl:ppm-save" },   { ".webp", "gegl:webp-save" },
-  { ".exr", "gegl:exr-save" },  { ".hdr", "gegl:rgbe-save" },  { ".npy", "gegl:npy-save" },
-};
-
-/* The saver for the extension of path ("gegl:png-save"), or NULL; GEGL need not run. */
-static const char *
-saver_named (const char *path)
-{
-  const char *dot = strrchr (path, '.'), *slash = strrchr (path, '/');
-  if (!dot || (slash && dot < slash))
-    return NULL;
-  for (size_t i = 0; i < sizeof SAVERS / sizeof SAVERS[0]; i++)
-    if (!g_ascii_strcasecmp (dot, SAVERS[i][0]))
-      return SAVERS[i][1];
-  return NULL;
-}
-
-/* That saver, if GEGL has it. */
+/* The saver for the extension of path, if GEGL has it. */
 static const char *
 saver_for (const char *path)
 {
-  const char *op = saver_named (path);
+  const char *op = cli_saver_named (path);
   return op && gegl_has_operation (op) ? op : NULL;
-}
-
-const char *
-cli_saver_for_output (const char *path)
-{
-  char file[GFX_PATH_LEN];
-  if (cli_is_stdout (path))
-    cli_stdout_file (path, file, sizeof file);
-  return saver_named (cli_is_stdout (path) ? file : path);
 }
 
 void

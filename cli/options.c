@@ -145,8 +145,9 @@ cli_help (const cli_spec *spec, FILE *out)
   if (spec->processing)
     fprintf (out, "\nIN is any image GEGL can load; OUT's extension picks the format (.png, "
              ".tif, .jpg, .ppm, ...).\nIN - reads standard input; OUT - writes PNG to standard "
-             "output (tif:-, jpg:-, exr:-, ...\nanother format). The input's precision is kept "
-             "where the format can hold it.\nExit status: 0 ok, 2 bad usage or input, 3 "
+             "output (tif:-, jpg:-, exr:-, ...\nanother format). The input's precision and alpha "
+             "are kept where the format can hold them;\na note says what it cannot (.tif "
+             "holds both).\nExit status: 0 ok, 2 bad usage or input, 3 "
              "unstable filter, 1 other failures.\n");
 }
 

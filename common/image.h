@@ -71,6 +71,14 @@ gfx_sample_get (const gfx_image *img, size_t index)
 /* Stores v, rounded to nearest and clipped for the integer depths. */
 void gfx_sample_set (gfx_image *img, size_t index, float v);
 
+/* Whether every alpha sample is fully opaque (true without alpha): dropping the alpha
+ * channel loses nothing. */
+bool gfx_image_opaque (const gfx_image *img);
+/* Whether every colour sample (and alpha sample, with_alpha) is one of the levels of an
+ * integer encoding of bits (8 or 16; 32: float, which holds them all), so storing it in
+ * that encoding loses nothing.  A float sample within 1e-3 of a level counts as one. */
+bool gfx_image_fits_bits (const gfx_image *img, int bits, bool with_alpha);
+
 /* Copies one channel into a float plane of width*height values (gfx_sample_get scale). */
 void gfx_image_get_plane (const gfx_image *img, int channel, float *plane);
 

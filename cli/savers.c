@@ -1,0 +1,100 @@
+/* The output formats gpufx writes: the GEGL saver of each file name extension, and what
+ * each format can hold (see cli.h).  GEGL need not run for any of this. */
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "cli.h"
+
+typedef struct {
+  const char *ext, *op, *format;
+  bool alpha; /* holds an alpha channel */
+  int bits;   /* most bits a sample (32: float); 0: RGBE, 8-bit mantissas sharing an exponent */
+} saver_kind;
+
+/* GEGL's own lookup silently falls back to PNG for unknown extensions (and warns on
+ * stderr); an explicit table refuses them instead.  What each holds was read back from
+ * what GEGL 0.4 writes (tests/py/test_cli_output_losses.py checks it still is). */
+static const saver_kind SAVERS[] = {
+  { ".png", "gegl:png-save", "PNG", true, 16 },
+  { ".jpg", "gegl:jpg-save", "JPEG", false, 8 },
+  { ".jpeg", "gegl:jpg-save", "JPEG", false, 8 },
+  { ".tif", "gegl:tiff-save", "TIFF", true, 32 },
+  { ".tiff", "gegl:tiff-save", "TIFF", true, 32 },
+  { ".ppm", "gegl:ppm-save", "PNM", false, 16 },
+  { ".pgm", "gegl:ppm-save", "PNM", false, 16 },
+  { ".pnm", "gegl:ppm-save", "PNM", false, 16 },
+  { ".webp", "gegl:webp-save", "WebP", true, 8 },
+  { ".exr", "gegl:exr-save", "OpenEXR", true, 32 },
+  { ".hdr", "gegl:rgbe-save", "Radiance HDR", false, 0 },
+  { ".npy", "gegl:npy-save", "NumPy", false, 32 },
+};
+
+/* The table's row for the extension of path, or NULL. */
+static const saver_kind *
+saver_kind_of (const char *path)
+{
+  const char *dot = strrchr (path, '.'), *slash = strrchr (path, '/');
+  if (!dot || (slash && dot < slash))
+    return NULL;
+  for (size_t i = 0; i < sizeof SAVERS / sizeof SAVERS[0]; i++)
+    if (!g_ascii_strcasecmp (dot, SAVERS[i].ext))
+      return &SAVERS[i];
+  return NULL;
+}
+
+/* The row for an output named path ("-", "tif:-" or a file name). */
+static const saver_kind *
+output_kind (const char *path)
+{
+  char file[GFX_PATH_LEN];
+  if (!cli_is_stdout (path))
+    return saver_kind_of (path);
+  cli_stdout_file (path, file, sizeof file);
+  return saver_kind_of (file);
+}
+
+const char *
+cli_saver_named (const char *path)
+{
+  const saver_kind *s = saver_kind_of (path);
+  return s ? s->op : NULL;
+}
+
+const char *
+cli_saver_for_output (const char *path)
+{
+  const saver_kind *s = output_kind (path);
+  return s ? s->op : NULL;
+}
+
+void
+cli_output_losses (const char *path, const gfx_image *img, char *note, size_t len)
+{
+  static const char *const depth_name[] = { [GFX_U8] = "8-bit", [GFX_U16] = "16-bit",
+                                            [GFX_F32] = "float" };
+  const saver_kind *s = output_kind (path);
+  note[0] = '\0';
+  if (!s)
+    return;
+  const bool alpha = !s->alpha && !gfx_image_opaque (img);
+  const bool bits = s->bits == 0 || !gfx_image_fits_bits (img, s->bits, s->alpha);
+  if (!alpha && !bits)
+    return;
+  char holds[96] = "", rounded[64] = "";
+  if (s->bits)
+    snprintf (holds, sizeof holds, "at most %d bits a sample", s->bits);
+  else
+    snprintf (holds, sizeof holds, "RGBE (8-bit mantissas sharing an exponent)");
+  if (s->bits)
+    snprintf (rounded, sizeof rounded, "the %s samples are rounded to %d bits",
+              depth_name[img->depth], s->bits);
+  else
+    snprintf (rounded, sizeof rounded, "the samples are rounded to RGBE");
+  snprintf (note, len, "%s: %s holds %s%s%s, so %s%s%s (.tif keeps %s)",
+            cli_stream_name (path), s->format, alpha ? "no alpha channel" : "",
+            alpha && bits ? " and " : "", bits ? holds : "",
+            alpha ? "the alpha channel is left out" : "", alpha && bits ? " and " : "",
+            bits ? rounded : "", alpha && bits ? "both" : alpha ? "it" : "them");
+}

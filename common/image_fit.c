@@ -1,0 +1,42 @@
+/* Whether an image's samples fit a narrower encoding (see image.h). */
+#include <math.h>
+
+#include "image.h"
+
+bool
+gfx_image_opaque (const gfx_image *img)
+{
+  if (!img->has_alpha)
+    return true;
+  const size_t n = gfx_image_samples (img);
+  for (size_t s = (size_t) img->channels - 1; s < n; s += (size_t) img->channels)
+    if (gfx_sample_get (img, s) != 1.0f)
+      return false;
+  return true;
+}
+
+/* Whether sample s is one of the levels of bits (fewer than the image's own). */
+static bool
+on_level (const gfx_image *img, size_t s, int bits)
+{
+  if (img->depth == GFX_U16) /* to 8 bits: the multiples of 65535 / 255 */
+    return ((const uint16_t *) img->pixels)[s] % 257u == 0;
+  const float v = ((const float *) img->pixels)[s];
+  const double level = v * (double) ((1u << bits) - 1u);
+  return v >= 0.0f && v <= 1.0f && fabs (level - nearbyint (level)) <= 1e-3;
+}
+
+bool
+gfx_image_fits_bits (const gfx_image *img, int bits, bool with_alpha)
+{
+  const int own = img->depth == GFX_U8 ? 8 : img->depth == GFX_U16 ? 16 : 32;
+  if (bits >= own)
+    return true;
+  const int checked = with_alpha ? img->channels : gfx_image_color_channels (img);
+  const size_t pixels = (size_t) img->width * img->height;
+  for (size_t p = 0; p < pixels; p++)
+    for (int c = 0; c < checked; c++)
+      if (!on_level (img, p * img->channels + c, bits))
+        return false;
+  return true;
+}
