@@ -112,6 +112,17 @@ void cli_output_losses (const char *path, const gfx_image *img, char *note, size
  * (GFX_ERR_INPUT) or a folder that is missing or not writable (GFX_ERR_IO). */
 gfx_status cli_check_output (const char *path, gfx_error *err);
 
+/* An option's path and what messages call it ("--compare", "OUT"). */
+typedef struct {
+  const char *name, *path; /* path NULL or "": not given */
+} cli_named_path;
+/* Refuses (GFX_ERR_INPUT, naming both) an output that is the same file as another output or
+ * as an input, existing or to be made, through links too; the first output may be an input
+ * where first_may_be_input (a filter's OUT written over its IN, in place).  Standard
+ * streams ("-") are never the same file (path_clash.c). */
+gfx_status cli_outputs_apart (const cli_named_path *outs, int n_outs, const cli_named_path *ins,
+                              int n_ins, bool first_may_be_input, gfx_error *err);
+
 /* Before and after next to each other (a left, b right), in a's layout. */
 gfx_status cli_side_by_side (const gfx_image *a, const gfx_image *b, gfx_image *out,
                              gfx_error *err);

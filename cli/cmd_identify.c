@@ -84,6 +84,15 @@ write_fragments (const char *path, const gfx_image *blurred, const cli_source *s
   return st;
 }
 
+/* The filter file and the fragments picture replace neither each other nor an input. */
+static gfx_status
+outputs_apart (const identify_opts *o, gfx_error *err)
+{
+  const cli_named_path outs[2] = { { "--output", o->output }, { "--fragments", o->fragments } };
+  const cli_named_path ins[2] = { { "--blurred", o->blurred }, { "--sharp", o->sharp } };
+  return cli_outputs_apart (outs, 2, ins, 2, false, err);
+}
+
 static int
 run (const identify_opts *o, const gfx_identify_params *p)
 {
@@ -136,7 +145,8 @@ identify_main (int argc, char **argv)
   p.method = o.method;
   if (identify_check_opts (&o, &err) != GFX_OK || parse_mask (o.mask, &p, &err) != GFX_OK
       || cli_stdout_reserved ("--fragments", o.fragments, &err) != GFX_OK
-      || cli_stdout_reserved ("--output", o.output, &err) != GFX_OK)
+      || cli_stdout_reserved ("--output", o.output, &err) != GFX_OK
+      || outputs_apart (&o, &err) != GFX_OK)
     return cli_fail ("identify", CLI_USAGE, "%s", err.msg);
   return run (&o, &p);
 }

@@ -96,6 +96,11 @@ check_before_work (const cli_filter *f, const cli_args *args, const void *values
   if (to_stdout > 1)
     return cli_fail (f->filter->name, CLI_USAGE, "only one output can go to standard output "
                      "(-); give the others file names");
+  const cli_named_path outs[3] = { { "OUT", paths[0] }, { "--compare", paths[1] },
+                                   { "--mask-out", paths[2] } };
+  const cli_named_path in = { "IN", args->pos[0] };
+  if (cli_outputs_apart (outs, 3, &in, 1, true, &err) != GFX_OK)
+    return cli_fail (f->filter->name, CLI_USAGE, "%s", err.msg);
   for (int i = 0; i < 3; i++)
     if (paths[i] && cli_check_output (paths[i], &err) != GFX_OK)
       return cli_fail (f->filter->name, cli_exit_code (err.status), "%s", err.msg);
