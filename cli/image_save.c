@@ -279,8 +279,8 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
   const Babl *space = src ? src->space : NULL;
   if (own && !strcmp (op, "gegl:ppm-save"))
     written = cli_write_pnm (tmp, img, space);
-  else if (own)
-    written = cli_write_png_1bit (tmp, img);
+  else if (own) /* gray: it keeps a gray profile as GEGL's PNGs do (mend_saved) */
+    written = cli_write_png_1bit (tmp, img) && png_gray_profile (tmp, img, space);
   else
     {
       cli_icc_tidy (babl_format_get_space (gegl_buffer_get_format (buffer)));
