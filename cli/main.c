@@ -7,6 +7,7 @@
  *   - anything else: COMMANDS gets { "name", "summary", name_main } where
  *     int name_main (int argc, char **argv) lives in cli/NAME.c (cli.h has helpers:
  *     cli_parse/cli_help over a parameter table, cli_load/cli_save, cli_fail). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -100,5 +101,11 @@ main (int argc, char **argv)
   cli_babl_setup ();
   int rc = dispatch (argc, argv);
   cli_io_shutdown ();
+  /* A report on standard output (stability's verdict, identify's) that could not be
+   * written is a failure, not a silent success. */
+  if ((fflush (stdout) != 0 || ferror (stdout)) && rc == CLI_OK)
+    rc = cli_fail (argc > 1 && argv[1][0] != '-' ? argv[1] : NULL, CLI_FAILED,
+                   "standard output: cannot write: %s",
+                   strerror (errno ? errno : EIO));
   return rc;
 }

@@ -178,6 +178,26 @@ with T.tmpdir() as d:
             "a closed pipe: status 1 and why", f"status {p1.returncode}: {err}")
     left_nothing("a closed pipe")
 
+    # A report that cannot be written (a full disk) fails: a verdict lost with status 0
+    # would mislead a script.
+    if os.path.exists("/dev/full"):
+        filt = os.path.join(d, "f.iir")
+        with open(filt, "w") as f:
+            f.write("gpufx-iir 1\nmask 1 1\n" + "".join(f"q{q} a 1\nq{q} b 1\n"
+                                                       for q in range(1, 5)))
+        blurred, sharp = os.path.join(d, "blurred.png"), os.path.join(d, "sharp.png")
+        T.save(blurred, np.round(T.box_blur(sources["gray8.png"], 1)).astype(np.uint8))
+        T.save(sharp, sources["gray8.png"][1:-1, 1:-1])
+        for args in (["stability", filt], ["identify", "--blurred", blurred, "--sharp", sharp,
+                                           "--output",
+                                           os.path.join(d, "id.iir")], ["--help"]):
+            with open("/dev/full", "wb") as full:
+                r = gpufx(*args, stdout=full)
+            err = r.stderr.decode()
+            T.check(r.returncode == 1 and "standard output: cannot write: No space left" in err,
+                    f"{args[0]} into a full disk: status 1 and why", f"status {r.returncode}: "
+                    f"{err[-300:]}")
+
     help_text = T.run_cli("enhance", "--help").stdout
     T.check("IN - reads standard input" in help_text and "tif:-" in help_text,
             "--help says what - means")
