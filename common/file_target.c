@@ -16,8 +16,10 @@ gfx_file_target (const char *path, char *target, size_t len)
   for (int hops = 0;; hops++)
     {
       struct stat sb;
-      if (lstat (target, &sb) != 0 || !S_ISLNK (sb.st_mode))
-        return 0; /* a file, a folder (the caller refuses it) or nothing yet */
+      if (lstat (target, &sb) != 0)
+        return 0; /* nothing yet */
+      if (!S_ISLNK (sb.st_mode)) /* a file, or a folder (the caller refuses it) */
+        return S_ISREG (sb.st_mode) && access (target, W_OK) != 0 ? errno : 0;
       if (hops == 40)
         return ELOOP;
       char link[PATH_MAX], next[2 * PATH_MAX];

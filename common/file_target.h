@@ -10,7 +10,8 @@
 
 /* The file that writing path replaces: path, or the end of its chain of symbolic links
  * (which need not exist yet; a relative link is relative to its own folder).  0, or
- * ELOOP / ENAMETOOLONG / readlink's errno. */
+ * ELOOP / ENAMETOOLONG / readlink's errno, or access's (EACCES) where that file exists and
+ * this user may not write it: renaming over a read-only file would get round that. */
 int gfx_file_target (const char *path, char *target, size_t len);
 
 /* Gives file (the finished temporary) the permission bits and group of target when target

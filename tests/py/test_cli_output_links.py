@@ -6,7 +6,9 @@ image), and a rewritten file took the umask's mode (a 0600 image became 0644).  
 link is followed (relative links from their own folder, chains, a link to a file not made
 yet) and an existing file keeps its permission bits; a loop of links is refused."""
 import os
+import shutil
 import stat
+import subprocess
 import sys
 
 import numpy as np
@@ -97,5 +99,42 @@ with T.tmpdir() as d:
             "a link into a missing folder is refused, naming it", r.stderr)
     left = [f for f in os.listdir(d) + os.listdir(real) if f.startswith(".gpufx")]
     T.check(left == [], "no temporary left behind", str(left))
+
+    # A read-only file is refused, as writing it in place would be, not renamed over (as
+    # another user, in a folder open to all: root may write anything).
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        T.skip("read-only outputs", "needs root and setpriv to run as another user")
+    else:
+        shared = os.path.join(d, "shared")
+        os.mkdir(shared)
+        os.chmod(shared, 0o1777 & ~0o1000)
+        os.chmod(d, 0o755)
+        for name in ("ro.png", "ro.iir"):
+            path = os.path.join(shared, name)
+            with open(path, "wb") as f:
+                f.write(b"what was here before")
+            os.chmod(path, 0o444)
+        env = dict(os.environ, HOME=shared, XDG_CACHE_HOME=shared, GPUFX_BACKEND="cpu")
+        runs = {
+            "ro.png": ["halftone", src, os.path.join(shared, "ro.png")],
+            "ro.iir": ["identify", "--blurred", os.path.join(d, "blurred.tif"), "--sharp",
+                       os.path.join(d, "sharp.tif"), "--output", os.path.join(shared, "ro.iir")],
+        }
+        for name, args in runs.items():
+            path = os.path.join(shared, name)
+            before = open(path, "rb").read()
+            r = subprocess.run(as_nobody + [T.GPUFX, *args], capture_output=True, text=True,
+                               env=env, timeout=300)
+            st = os.stat(path)
+            T.check(r.returncode == 1 and "Permission denied" in r.stderr and name in r.stderr
+                    and open(path, "rb").read() == before and st.st_uid == 0
+                    and mode(path) == 0o444, f"a read-only {name} of another user is refused "
+                    "and kept", f"status {r.returncode}: {r.stderr.strip()[-300:]}")
+            os.chmod(path, 0o666)
+            r = subprocess.run(as_nobody + [T.GPUFX, *args], capture_output=True, text=True,
+                               env=env, timeout=300)
+            T.check(r.returncode == 0 and open(path, "rb").read() != before,
+                    f"the same {name}, writable, is replaced", r.stderr[-300:])
 
 T.finish()
