@@ -153,6 +153,10 @@ parse_block (lexer *lx, int q, char kind, int m2, int n, double *out, gfx_error 
 gfx_status
 gfx_iir_parse (const char *text, const char *source, gfx_iir_filter *f, gfx_error *err)
 {
+  /* A UTF-8 byte order mark, which some Windows editors put first, is not a word. */
+  static const char bom[] = "\xEF\xBB\xBF";
+  if (!strncmp (text, bom, sizeof bom - 1))
+    text += sizeof bom - 1;
   lexer lx = { .p = text, .start = text, .line = 1, .source = source ? source : "<string>" };
   memset (f, 0, sizeof *f);
   gfx_status st = expect_word (&lx, GFX_IIR_FILE_MAGIC, "'" GFX_IIR_FILE_MAGIC "' (the "

@@ -38,6 +38,13 @@ test_good (void)
   CHECK (f.a[2][0] == 1e-3 && f.a[2][1] == -20 && f.a[2][2] == 0.5 && f.a[2][3] == 0.25
            && f.a[2][4] == 7, "number spellings (exponents, leading dot, hex, sign)");
   CHECK (f.a[3][5] == 1 && f.b[3][5] == -0.5, "tabs separate tokens");
+  char with_bom[4096];
+  snprintf (with_bom, sizeof with_bom, "\xEF\xBB\xBF%s", good);
+  gfx_iir_filter g;
+  st = gfx_iir_parse (with_bom, "bom.iir", &g, &err);
+  CHECK (st == GFX_OK && memcmp (&f, &g, sizeof f) == 0,
+         "a UTF-8 byte order mark before the first word is passed over: %s",
+         st == GFX_OK ? "" : err.msg);
   for (int m1 = 1; m1 <= 7; m1 += 3)
     for (int m2 = 1; m2 <= 7; m2 += 2)
       {
