@@ -62,8 +62,9 @@ enhance_check (const void *values, gfx_error *err)
                      p->k1, p->k2);
   if (p->rule == GFX_RULE_4TH && p->k0 > p->k1)
     return gfx_fail (err, GFX_ERR_PARAM,
-                     "k0 = %g is not allowed: the 4th-edition rule needs k0 <= k1 (k1 = %g)",
-                     p->k0, p->k1);
+                     "k0 = %g is not allowed: the 4th-edition rule needs k0 <= k1 (k1 = %g); "
+                     "with it, k0 = 0, k1 = 0.4, k2 = 0.02 and k3 = 0.4 make the 3rd "
+                     "edition's default test", p->k0, p->k1);
   if (p->rule == GFX_RULE_4TH && p->k2 > p->k3)
     return gfx_fail (err, GFX_ERR_PARAM,
                      "k2 = %g is not allowed: the 4th-edition rule needs k2 <= k3 (k3 = %g)",

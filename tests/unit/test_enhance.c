@@ -505,6 +505,36 @@ test_gpu (void)
 }
 #endif
 
+/* The 4th rule with the 3rd edition's k values is refused; the message names values
+ * that make the 3rd edition's default test under it, and they do, pixel for pixel. */
+static void
+test_fourth_rule_hint (void)
+{
+  gfx_enhance_params third = test_enhance_defaults (), fourth = third;
+  fourth.rule = GFX_RULE_4TH;
+  gfx_error err;
+  bool hint = gfx_params_validate (&gfx_enhance_param_set, &fourth, &err) == GFX_ERR_PARAM;
+  const char *at = hint ? strstr (err.msg, "with it, ") : NULL;
+  hint = at && sscanf (at, "with it, k0 = %lf, k1 = %lf, k2 = %lf and k3 = %lf", &fourth.k0,
+                       &fourth.k1, &fourth.k2, &fourth.k3) == 4;
+  CHECK (hint && gfx_params_validate (&gfx_enhance_param_set, &fourth, &err) == GFX_OK,
+         "4th rule with the 3rd edition's k: refused with valid values to use: %s", err.msg);
+  gfx_image in, a = { 0 }, am = { 0 }, b = { 0 }, bm = { 0 };
+  gfx_image_alloc (&in, 61, 47, 1, false, GFX_U8, &err);
+  fill (&in);
+  bool same = hint && gfx_enhance_cpu (&in, &a, &am, &third, NULL, &err) == GFX_OK
+              && gfx_enhance_cpu (&in, &b, &bm, &fourth, NULL, &err) == GFX_OK
+              && !memcmp (a.pixels, b.pixels, gfx_image_bytes (&a))
+              && !memcmp (am.pixels, bm.pixels, gfx_image_bytes (&am));
+  size_t enhanced = 0;
+  for (size_t i = 0; same && i < gfx_image_samples (&am); i++)
+    enhanced += ((const uint8_t *) am.pixels)[i] != 0;
+  CHECK (same && enhanced > 0 && enhanced < gfx_image_samples (&am),
+         "those values make the 3rd edition's default test (%zu pixels enhanced)", enhanced);
+  gfx_image_free (&in), gfx_image_free (&a), gfx_image_free (&am), gfx_image_free (&b),
+    gfx_image_free (&bm);
+}
+
 int
 main (void)
 {
@@ -512,6 +542,7 @@ main (void)
   test_reflect ();
   test_hand_cases ();
   test_hue ();
+  test_fourth_rule_hint ();
   test_brute_force ();
   test_region ();
   test_cancel ();
