@@ -205,9 +205,15 @@ load_buffer (const char *path, const char *name, int *frames, gfx_error *err)
 {
   GeglBuffer *buffer = NULL;
   char said[256];
+  const char *loader = cli_loader_for_content (path);
+  if (cli_file_cut_short (path, loader))
+    {
+      gfx_fail (err, GFX_ERR_INPUT, "%s: the file is cut short (it ends before its image "
+                "data does)", name);
+      return NULL;
+    }
   cli_capture_begin (name, "cannot read this file as an image", CLI_USAGE, NULL);
   GeglNode *graph = gegl_node_new ();
-  const char *loader = cli_loader_for_content (path);
   GeglNode *load = gegl_node_new_child (graph, "operation", loader ? loader : "gegl:load",
                                         "path", path, NULL);
   GeglNode *sink = gegl_node_new_child (graph, "operation", "gegl:buffer-sink", "buffer",
@@ -228,7 +234,9 @@ load_buffer (const char *path, const char *name, int *frames, gfx_error *err)
     gegl_node_get (load, "frames", frames, NULL);
   cli_capture_end (said, sizeof said);
   g_object_unref (graph);
-  if (buffer && decoder_failed (said))
+  /* GEGL's TIFF loader warns (through GLib: gegl_said) of the rows a cut file lacks, and
+   * hands over the image with the last row read repeated. */
+  if (buffer && (decoder_failed (said) || strstr (gegl_said, "Read error at scanline")))
     {
       g_object_unref (buffer);
       buffer = NULL;

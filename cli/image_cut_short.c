@@ -1,0 +1,66 @@
+/* Whether an image file ends before its own data does (see image_io.h).  GEGL's JPEG and
+ * WebP loaders decode what there is of a cut file, fill the rest with one colour, and say
+ * nothing; the file's own structure tells. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image_io.h"
+
+/* A JPEG's image data (after its last start-of-scan marker, FF DA) ends with the
+ * end-of-image marker, FF D9.  Neither pair can occur inside the entropy-coded data (an FF
+ * there is followed by 00 or a restart marker), and an embedded thumbnail's markers come
+ * before the main image's scans. */
+static bool
+jpeg_cut_short (FILE *f)
+{
+  enum { CHUNK = 1 << 16 };
+  unsigned char *buf = malloc (CHUNK + 1);
+  if (!buf)
+    return false;
+  bool scan = false, ended = false;
+  int prev = -1; /* the byte before this chunk */
+  size_t got;
+  while ((got = fread (buf + 1, 1, CHUNK, f)) > 0)
+    {
+      for (size_t i = 1; i <= got; i++)
+        {
+          const int before = i == 1 ? prev : buf[i - 1];
+          if (before == 0xFF && buf[i] == 0xDA)
+            scan = true, ended = false;
+          else if (before == 0xFF && buf[i] == 0xD9 && scan)
+            ended = true;
+        }
+      prev = buf[got];
+    }
+  free (buf);
+  return scan && !ended;
+}
+
+/* A WebP file is one RIFF chunk: "RIFF", its size (little-endian, the bytes after these
+ * eight), "WEBP". */
+static bool
+webp_cut_short (FILE *f)
+{
+  unsigned char head[12];
+  if (fread (head, 1, sizeof head, f) != sizeof head || fseek (f, 0, SEEK_END) != 0)
+    return false;
+  const long size = ftell (f);
+  const uint32_t riff = (uint32_t) head[4] | (uint32_t) head[5] << 8 | (uint32_t) head[6] << 16
+                        | (uint32_t) head[7] << 24;
+  return size >= 0 && (uint64_t) size < (uint64_t) riff + 8;
+}
+
+bool
+cli_file_cut_short (const char *path, const char *loader)
+{
+  const bool jpeg = loader && !strcmp (loader, "gegl:jpg-load");
+  const bool webp = loader && !strcmp (loader, "gegl:webp-load");
+  FILE *f = jpeg || webp ? fopen (path, "rb") : NULL;
+  if (!f)
+    return false;
+  const bool cut = jpeg ? jpeg_cut_short (f) : webp_cut_short (f);
+  fclose (f);
+  return cut;
+}
