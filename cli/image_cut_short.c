@@ -1,6 +1,7 @@
 /* Whether an image file ends before its own data does (see image_io.h).  GEGL's JPEG and
  * WebP loaders decode what there is of a cut file, fill the rest with one colour, and say
- * nothing; the file's own structure tells. */
+ * nothing; the file's own structure tells (and where the loader fails, as for PNG, it
+ * says why in words a user reads). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,15 +53,46 @@ webp_cut_short (FILE *f)
   return size >= 0 && (uint64_t) size < (uint64_t) riff + 8;
 }
 
+/* A PNG is its signature and chunks (length, type, data, CRC) up to IEND.  GEGL's loader
+ * does fail on a cut one, but its message speaks of failing to open the file. */
+static bool
+png_cut_short (FILE *f)
+{
+  if (fseek (f, 8, SEEK_SET) != 0)
+    return false;
+  unsigned char head[8];
+  while (fread (head, 1, sizeof head, f) == sizeof head)
+    {
+      unsigned char crc[4];
+      if (!memcmp (head + 4, "IEND", 4))
+        return fread (crc, 1, sizeof crc, f) != sizeof crc;
+      const long length = (long) ((uint32_t) head[0] << 24 | (uint32_t) head[1] << 16
+                                  | (uint32_t) head[2] << 8 | head[3]);
+      if (length < 0 || fseek (f, length + 4, SEEK_CUR) != 0) /* past EOF is allowed here */
+        return true;
+    }
+  return true;
+}
+
 bool
 cli_file_cut_short (const char *path, const char *loader)
 {
-  const bool jpeg = loader && !strcmp (loader, "gegl:jpg-load");
-  const bool webp = loader && !strcmp (loader, "gegl:webp-load");
-  FILE *f = jpeg || webp ? fopen (path, "rb") : NULL;
-  if (!f)
-    return false;
-  const bool cut = jpeg ? jpeg_cut_short (f) : webp_cut_short (f);
-  fclose (f);
-  return cut;
+  static const struct {
+    const char *loader;
+    bool (*cut_short) (FILE *f);
+  } CHECKS[] = {
+    { "gegl:jpg-load", jpeg_cut_short },
+    { "gegl:webp-load", webp_cut_short },
+    { "gegl:png-load", png_cut_short },
+  };
+  for (size_t i = 0; loader && i < sizeof CHECKS / sizeof CHECKS[0]; i++)
+    if (!strcmp (loader, CHECKS[i].loader))
+      {
+        FILE *f = fopen (path, "rb");
+        const bool cut = f && CHECKS[i].cut_short (f);
+        if (f)
+          fclose (f);
+        return cut;
+      }
+  return false;
 }

@@ -24,8 +24,8 @@ const char *cli_loader_for_content (const char *path);
 /* The loader they name, whether GEGL has it or not (GEGL need not run), or NULL. */
 const char *cli_loader_by_signature (const char *path);
 /* Whether the file at path, read by loader, ends before its image data does: a JPEG
- * without its end marker after its last scan, a WebP shorter than its RIFF size
- * (image_cut_short.c).  Other formats' loaders say so themselves. */
+ * without its end marker after its last scan, a WebP shorter than its RIFF size, a PNG
+ * whose chunks run out before IEND (image_cut_short.c). */
 bool cli_file_cut_short (const char *path, const char *loader);
 /* Whether a processed gegl:load node found no loader for its file and stands in a
  * picture of its error text instead. */
