@@ -62,6 +62,10 @@ void cli_complete_words (const cli_spec *spec, FILE *out);
 /* Runs `gpufx NAME IN OUT [options]` for a filter; returns the exit status. */
 int cli_filter_main (const cli_filter *f, int argc, char **argv);
 
+/* The sub-command running ("halftone"), for messages made away from it (a codec's exit);
+ * NULL before one is chosen. */
+void cli_set_command (const char *name);
+const char *cli_command_running (void);
 /* Prints "gpufx CMD: message" as one line on stderr and returns code. */
 int cli_fail (const char *cmd, int code, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));

@@ -151,7 +151,9 @@ exit_while_capturing (void)
   cli_capture_end (said, sizeof said);
   if (capture_cleanup)
     capture_cleanup ();
-  fprintf (stderr, "gpufx: %s: %s (%s)\n", capture_path, capture_what, said);
+  const char *cmd = cli_command_running ();
+  fprintf (stderr, "gpufx%s%s: %s: %s (%s)\n", cmd ? " " : "", cmd ? cmd : "", capture_path,
+           capture_what, said);
   _exit (capture_status);
 }
 

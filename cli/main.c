@@ -85,10 +85,16 @@ dispatch (int argc, char **argv)
     }
   for (int i = 0; i < N_FILTERS; i++)
     if (!strcmp (name, FILTERS[i].filter->name))
-      return cli_filter_main (&FILTERS[i], argc - 1, argv + 1);
+      {
+        cli_set_command (name);
+        return cli_filter_main (&FILTERS[i], argc - 1, argv + 1);
+      }
   for (int i = 0; i < N_COMMANDS; i++)
     if (COMMANDS[i].name && !strcmp (name, COMMANDS[i].name))
-      return COMMANDS[i].main (argc - 1, argv + 1);
+      {
+        cli_set_command (name);
+        return COMMANDS[i].main (argc - 1, argv + 1);
+      }
   return cli_fail (NULL, CLI_USAGE, "unknown command '%s' (gpufx --help lists them)", name);
 }
 
@@ -104,7 +110,7 @@ main (int argc, char **argv)
   /* A report on standard output (stability's verdict, identify's) that could not be
    * written is a failure, not a silent success. */
   if ((fflush (stdout) != 0 || ferror (stdout)) && rc == CLI_OK)
-    rc = cli_fail (argc > 1 && argv[1][0] != '-' ? argv[1] : NULL, CLI_FAILED,
+    rc = cli_fail (cli_command_running (), CLI_FAILED,
                    "standard output: cannot write: %s",
                    strerror (errno ? errno : EIO));
   return rc;

@@ -5,6 +5,20 @@
 
 #include "cli.h"
 
+static const char *command_running;
+
+void
+cli_set_command (const char *name)
+{
+  command_running = name;
+}
+
+const char *
+cli_command_running (void)
+{
+  return command_running;
+}
+
 int
 cli_fail (const char *cmd, int code, const char *fmt, ...)
 {

@@ -49,6 +49,13 @@ def main():
             f.write(open(files["prog.jpg"], "rb").read() + b"bytes after the end" * 20)
         r = T.run_cli("halftone", trail, out, "--backend", "cpu", "--quiet")
         T.check(r.returncode == 0, "a JPEG with bytes after its end still reads", r.stderr)
+        # libjpeg exit()s on a broken header: the line still names the command.
+        broken = T.photo("truncated.jpg")
+        if broken:
+            r = T.run_cli("enhance", broken, out, "--backend", "cpu")
+            T.check(r.returncode == 2 and r.stderr.startswith("gpufx enhance: ")
+                    and "truncated.jpg" in r.stderr, "a header libjpeg gives up on: status 2, "
+                    "one line naming the command and the file", r.stderr)
         data = open(files["base.jpg"], "rb").read()
         r = subprocess.run([T.GPUFX, "halftone", "-", out, "--backend", "cpu"],
                            input=data[: len(data) // 2], capture_output=True)
