@@ -151,7 +151,8 @@ static bool
 png_gray_profile (const char *path, const gfx_image *img, const Babl *space)
 {
   int len = 0;
-  const char *icc = gfx_image_color_channels (img) == 1 ? babl_space_get_icc (space, &len) : NULL;
+  const char *icc = space && gfx_image_color_channels (img) == 1 ? babl_space_get_icc (space, &len)
+                                                                 : NULL;
   if (!icc || len < 20 || memcmp (icc + 16, "GRAY", 4) != 0)
     return true;
   return cli_png_add_iccp (path, "ICC profile", icc, (size_t) len);
