@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/backend.h"
 #include "../common/halftone.h"
 #include "cli.h"
 #include "cmd_bench_internal.h"
@@ -65,7 +66,8 @@ bench_file (const gfx_filter *f, const char *input, int argc, char **argv, const
                 arg + 2);
       val = eq ? eq + 1 : argv[++i];
       if (strcmp (name, "backend") == 0)
-        backend = strcmp (val, "gpu") == 0 ? GFX_BACKEND_GPU : GFX_BACKEND_CPU;
+        backend = !strcmp (val, "gpu") ? GFX_BACKEND_GPU : !strcmp (val, "cpu") ? GFX_BACKEND_CPU
+                                                                                 : -1;
       if (bench_set_option (f, values, name, val, &err) != GFX_OK)
         {
           fprintf (stderr, "gpufx bench: %s\n", err.msg);
@@ -87,8 +89,13 @@ bench_file (const gfx_filter *f, const char *input, int argc, char **argv, const
   char what[96];
   snprintf (what, sizeof what, "%dx%d %s", in.width, in.height, gfx_depth_name (in.depth));
   rc = 0;
+  if (backend < 0 && gfx_backend_effective (GFX_BACKEND_AUTO) != GFX_BACKEND_AUTO)
+    backend = gfx_backend_effective (GFX_BACKEND_AUTO); /* GPUFX_BACKEND, as for the filters */
+  char why[GFX_MSG_LEN];
   for (int g = 0; g <= 1; g++)
-    if (backend < 0 || backend == (g ? GFX_BACKEND_GPU : GFX_BACKEND_CPU))
+    if (backend < 0 && g && !gfx_backend_gpu_usable (why, sizeof why))
+      fprintf (o->tsv ? stderr : stdout, "%-9s %-32s gpu  n/a: %s\n", f->name, what, why);
+    else if (backend < 0 || backend == (g ? GFX_BACKEND_GPU : GFX_BACKEND_CPU))
       {
         if (backend < 0)
           bench_set_backend (f, values, g ? GFX_BACKEND_GPU : GFX_BACKEND_CPU);

@@ -8,6 +8,7 @@ unchanged (--threshold: black and white at 0.5); bad usage exits 2 with one line
 what is wrong."""
 import os
 import re
+import subprocess
 
 import numpy as np
 
@@ -49,7 +50,7 @@ def suite(gpu):
                 f"rows: {rows}")
 
 
-def tsv(src, h, w, d):
+def tsv(src, h, w, d, gpu):
     r = T.run_cli("bench", "halftone", "--input", src, "--tsv", "--repeat", "3",
                   "--backend", "cpu", "--levels", "4")
     f = r.stdout.strip().split("\t")
@@ -68,6 +69,23 @@ def tsv(src, h, w, d):
     f = r.stdout.strip().split("\t")
     T.check(r.returncode == 0 and f[:3] == ["deblur", f"{w}x{h}", "cpu"],
             "bench deblur --input --filter FILE --tsv", f"rc {r.returncode}: {r.stderr!r}")
+
+    # Without --backend: GPUFX_BACKEND picks, as for the filters; unset, both rows, the
+    # GPU's "n/a" (where none is usable) being no failure.
+    r = T.run_cli("bench", "halftone", "--input", src, "--tsv", "--repeat", "1",
+                  env={"GPUFX_BACKEND": "cpu"})
+    rows = [line.split("\t")[2] for line in r.stdout.strip().splitlines()]
+    T.check(r.returncode == 0 and rows == ["cpu"], "bench FILTER --input with GPUFX_BACKEND=cpu: "
+            "the CPU row alone", f"rc {r.returncode}: {r.stdout!r} {r.stderr!r}")
+    env = dict(os.environ)
+    env.pop("GPUFX_BACKEND", None)
+    r = subprocess.run([T.GPUFX, "bench", "halftone", "--input", src, "--tsv", "--repeat", "1"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    rows = [line.split("\t")[2] for line in r.stdout.strip().splitlines()]
+    T.check(r.returncode == 0 and rows == (["cpu", "gpu"] if gpu else ["cpu"])
+            and (gpu or "gpu  n/a" in r.stderr), "bench FILTER --input, GPUFX_BACKEND unset: "
+            "both rows, or the CPU's and the GPU's n/a", f"rc {r.returncode}: {r.stdout!r} "
+            f"{r.stderr!r}")
 
     r = T.run_cli("bench", "enhance", "--input", src, "--tsv", "--window", "4")
     T.check(r.returncode == 2 and r.stdout == "" and "window" in r.stderr
@@ -119,7 +137,7 @@ def main():
     with T.tmpdir() as d:
         src = os.path.join(d, "in.png")
         T.save(src, img)
-        tsv(src, h, w, d)
+        tsv(src, h, w, d, gpu)
         copy(src, img, d)
         usage(src)
     T.finish()
