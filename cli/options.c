@@ -202,8 +202,10 @@ parse_option (const cli_spec *spec, int argc, char **argv, int *i, void *values,
       cli_help (spec, stdout);
       return CLI_OK;
     }
-  if (spec->processing && !strcmp (name, "quiet") && !value)
+  if (spec->processing && !strcmp (name, "quiet"))
     {
+      if (value)
+        return cli_fail (spec->cmd, CLI_USAGE, "--quiet takes no value (give --quiet alone)");
       args->quiet = true;
       return -1;
     }

@@ -204,9 +204,12 @@ gfx_param_parse (const gfx_param_desc *d, void *values, const char *text, gfx_er
       return GFX_OK;
     case GFX_PT_INT:
     case GFX_PT_DRAWABLE:
-      if (!parse_number (text, &v) || v != floor (v) || fabs (v) > 2e9)
+      if (!parse_number (text, &v) || v != floor (v))
         return gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is not a whole number: allowed %s",
                          d->name, text, range);
+      if (fabs (v) > 2e9)
+        return gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is out of range: allowed %s", d->name,
+                         text, range);
       gfx_param_put (d, values, v);
       return gfx_param_check (d, values, err);
     case GFX_PT_FLOAT:

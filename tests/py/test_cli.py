@@ -30,6 +30,11 @@ def check_usage_errors(src, out):
     expect_error("--levels=1 form parsed and refused", ["halftone", src, out, "--levels=1"], 2,
                  "levels", "2 to 256")
     expect_error("levels 2.5 refused", ["halftone", src, out, "--levels", "2.5"], 2, "levels")
+    expect_error("a huge whole number is out of range, not 'not a whole number'",
+                 ["halftone", src, out, "--levels", "99999999999999999999"], 2, "levels",
+                 "out of range", "2 to 256")
+    expect_error("--quiet=1: --quiet takes no value (not 'unknown option')",
+                 ["halftone", src, out, "--quiet=1"], 2, "--quiet takes no value")
     expect_error("unknown kernel lists the choices", ["halftone", src, out, "--kernel", "dots"],
                  2, "kernel", "fs", "atkinson")
     expect_error("block-size 48 refused by the cross rule",
