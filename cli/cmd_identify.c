@@ -63,11 +63,18 @@ parse_mask (const char *text, gfx_identify_params *p, gfx_error *err)
   if (!text[0])
     return GFX_OK;
   if (sscanf (text, "%dx%d%c", &p->mask_rows, &p->mask_cols, &tail) != 2)
-    return gfx_fail (err, GFX_ERR_PARAM, "--mask %s: expected M1xM2, e.g. 3x3", text);
+    return gfx_fail (err, GFX_ERR_PARAM, "--mask %s: expected M1xM2, 1 to 7 each, e.g. 3x3",
+                     text);
   gfx_status st = gfx_param_check (gfx_params_find (&gfx_identify_param_set, "mask-rows"), p, err);
-  return st != GFX_OK ? st
-                      : gfx_param_check (gfx_params_find (&gfx_identify_param_set, "mask-cols"),
-                                         p, err);
+  if (st == GFX_OK)
+    st = gfx_param_check (gfx_params_find (&gfx_identify_param_set, "mask-cols"), p, err);
+  if (st != GFX_OK) /* it names mask-rows or mask-cols, the PDB's names: say the option's */
+    {
+      char why[GFX_MSG_LEN];
+      snprintf (why, sizeof why, "%s", err->msg);
+      gfx_fail (err, GFX_ERR_PARAM, "--mask %s: %s", text, why);
+    }
+  return st;
 }
 
 static gfx_status

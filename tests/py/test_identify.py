@@ -108,8 +108,8 @@ def test_errors():
         r = T.run_cli("identify", "--blurred", flat, "--sharp", small, "--output", out)
         T.check(r.returncode == 2 and "same area" in r.stderr, "size_mismatch_exit_2", r.stderr)
         r = T.run_cli("identify", "--blurred", flat, "--auto", "--mask", "8x3", "--output", out)
-        T.check(r.returncode == 2 and "mask-rows" in r.stderr, "mask_out_of_range_exit_2",
-                r.stderr)
+        T.check(r.returncode == 2 and "--mask 8x3" in r.stderr and "1 to 7" in r.stderr,
+                "mask_out_of_range_exit_2, naming the option and the range", r.stderr)
         # Images too small to identify from: one clear line each, no file written.
         tiny = os.path.join(tmp, "tiny.png")
         T.save(tiny, T.noise(4, 4))
