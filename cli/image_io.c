@@ -206,8 +206,16 @@ static GeglBuffer *
 load_buffer (const char *path, const char *name, int *frames, gfx_error *err)
 {
   GeglBuffer *buffer = NULL;
-  char said[256];
+  char said[256], converted[GFX_PATH_LEN] = "";
   const char *loader = cli_loader_for_content (path);
+  if (!loader && cli_magick_only (path)
+      && cli_magick_to_png (path, name, converted, sizeof converted, err))
+    {
+      if (!converted[0])
+        return NULL;
+      path = converted;
+      loader = "gegl:png-load";
+    }
   if (cli_file_cut_short (path, loader))
     {
       gfx_fail (err, GFX_ERR_INPUT, "%s: the file is cut short (it ends before its image "
@@ -236,6 +244,8 @@ load_buffer (const char *path, const char *name, int *frames, gfx_error *err)
     gegl_node_get (load, "frames", frames, NULL);
   cli_capture_end (said, sizeof said);
   g_object_unref (graph);
+  if (converted[0]) /* the buffer holds the pixels now */
+    unlink (converted);
   /* GEGL's TIFF loader warns (through GLib: gegl_said) of the rows a cut file lacks, and
    * hands over the image with the last row read repeated. */
   if (buffer && (decoder_failed (said) || strstr (gegl_said, "Read error at scanline")))

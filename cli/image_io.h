@@ -23,6 +23,14 @@ cli_be32 (const unsigned char *p)
 const char *cli_loader_for_content (const char *path);
 /* The loader they name, whether GEGL has it or not (GEGL need not run), or NULL. */
 const char *cli_loader_by_signature (const char *path);
+/* Whether the file at path is one only ImageMagick reads here (BMP, TGA, PSD...), by its
+ * extension (magick_convert.c). */
+bool cli_magick_only (const char *path);
+/* Has ImageMagick's convert write the file at path (called name in messages) as an untagged
+ * PNG in $TMPDIR, named in png (the caller removes it).  False where convert cannot be
+ * run (png ""); true otherwise, png "" and err set when convert failed. */
+bool cli_magick_to_png (const char *path, const char *name, char *png, size_t len,
+                        gfx_error *err);
 /* Whether the file at path, read by loader, ends before its image data does: a JPEG
  * without its end marker after its last scan, a WebP shorter than its RIFF size, a PNG
  * whose chunks run out before IEND (image_cut_short.c). */

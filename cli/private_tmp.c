@@ -15,10 +15,18 @@
 #include "cli.h"
 #include "private_tmp.h"
 
-/* GEGL's own name for the file convert writes (operations/common/magick-load.c). */
+/* GEGL's own name for the file convert writes (operations/common/magick-load.c), and
+ * gpufx's (magick_convert.c). */
 #define MAGICK_FILE "gegl-magick.png"
 
-static char private_dir[GFX_PATH_LEN], magick_file[GFX_PATH_LEN + 32];
+static char private_dir[GFX_PATH_LEN], magick_file[GFX_PATH_LEN + 32],
+  own_magick_file[GFX_PATH_LEN + 32];
+
+bool
+cli_private_tmp_magick_file (char *path, size_t len)
+{
+  return private_dir[0] && (size_t) snprintf (path, len, "%s", own_magick_file) < len;
+}
 
 void
 cli_private_tmp_remove_now (void)
@@ -26,6 +34,7 @@ cli_private_tmp_remove_now (void)
   if (!private_dir[0])
     return;
   unlink (magick_file);
+  unlink (own_magick_file);
   rmdir (private_dir);
 }
 
@@ -57,6 +66,7 @@ cli_private_tmp_begin (void)
       return;
     }
   snprintf (magick_file, sizeof magick_file, "%s/%s", private_dir, MAGICK_FILE);
+  snprintf (own_magick_file, sizeof own_magick_file, "%s/%s", private_dir, CLI_MAGICK_FILE);
   setenv ("TMPDIR", private_dir, 1);
   atexit (remove_at_exit);
   signal (SIGINT, remove_on_signal);
