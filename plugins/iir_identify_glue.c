@@ -26,7 +26,10 @@ identify_read (gint32 drawable, gint32 sharp, gfx_image *blurred, gfx_image *ref
 {
   gfx_ui_rect rect;
   gfx_status st = gfx_ui_drawable_region (drawable, &rect, err);
-  if (st == GFX_OK && sharp != -1 && !gimp_item_is_drawable (sharp))
+  /* is_valid first: asking is_drawable about a deleted item (a stored last value) makes
+   * GIMP print a calling error of its own before ours. */
+  if (st == GFX_OK && sharp != -1 && !(gimp_item_is_valid (sharp)
+                                       && gimp_item_is_drawable (sharp)))
     st = gfx_fail (err, GFX_ERR_PARAM, "sharp-drawable %d is not a drawable: give a layer "
                    "of the same size, or -1 for automatic fragments", (int) sharp);
   if (st == GFX_OK && sharp != -1

@@ -104,3 +104,20 @@ gimp_batch "$work/e3.log" "$(bad blurred.png sharp.png '-1 8 3 0')"
 batch_error identify-mask-range-error "$work/e3.log" $? 'mask-rows' '1 (to|and) 7'
 [ ! -e "$work/bad.iir" ] && pass identify-errors-write-nothing \
   || fail identify-errors-write-nothing "bad.iir was written"
+
+# --- last values naming a sharp layer deleted since: only the plug-in's own message ------
+# (gimp-item-is-drawable asked about the gone layer made GIMP print a calling error of its
+# own, "... out of range", before the plug-in's.)
+gimp_batch "$work/gone.log" '(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE "blurred.png" "blurred.png")))
+       (drw (car (gimp-image-get-active-drawable img)))
+       (ref (car (gimp-file-load-layer RUN-NONINTERACTIVE img "sharp.png"))))
+  (gimp-image-insert-layer img ref 0 -1)
+  (plug-in-gpufx-iir-identify RUN-NONINTERACTIVE img drw ref 3 3 0 "gone.iir")
+  (gimp-image-remove-layer img ref)
+  (plug-in-gpufx-iir-identify RUN-WITH-LAST-VALS img drw -1 3 3 0 "gone.iir"))'
+if batch_error identify-last-values-sharp-gone "$work/gone.log" $? \
+     'sharp-drawable [0-9]+ is not a drawable'; then
+  ! grep -q "procedure 'gimp-item-is-drawable'" "$work/gone.log" \
+    && pass identify-last-values-sharp-gone-one-message \
+    || fail identify-last-values-sharp-gone-one-message "$(grep -m1 'gimp-item-is-drawable' "$work/gone.log")"
+fi
