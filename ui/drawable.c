@@ -188,6 +188,33 @@ gfx_ui_drawable_write (gint32 drawable, const gfx_ui_rect *rect, const gfx_image
   return GFX_OK;
 }
 
+gfx_status
+gfx_ui_mask_times_selection (gint32 drawable, const gfx_ui_rect *rect, gfx_image *mask,
+                             gfx_error *err)
+{
+  gint32 image = gimp_item_get_image (drawable);
+  if (gimp_selection_is_empty (image))
+    return GFX_OK; /* no selection: every pixel of rect was merged fully */
+  const size_t pixels = (size_t) rect->width * rect->height;
+  guchar *coverage = g_try_malloc (pixels);
+  if (!coverage)
+    return gfx_fail (err, GFX_ERR_NOMEM, _("out of memory for the selection (%zu MiB)"),
+                     pixels >> 20);
+  gint off_x = 0, off_y = 0;
+  gimp_drawable_offsets (drawable, &off_x, &off_y); /* the selection is in image coordinates */
+  GeglBuffer *selection = gimp_drawable_get_buffer (gimp_image_get_selection (image));
+  /* Coverage is linear, as GIMP's merge uses it (and as the mask layer is written). */
+  gegl_buffer_get (selection, GEGL_RECTANGLE (off_x + rect->x, off_y + rect->y, rect->width,
+                                              rect->height),
+                   1.0, babl_format ("Y u8"), coverage, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+  g_object_unref (selection);
+  guint8 *m = mask->pixels;
+  for (size_t i = 0; i < pixels; i++)
+    m[i] = (guint8) ((m[i] * coverage[i] + 127) / 255);
+  g_free (coverage);
+  return GFX_OK;
+}
+
 gint32
 gfx_ui_mask_layer_new (gint32 image, const gfx_ui_rect *rect, const gfx_image *mask,
                        const char *name, gfx_error *err)
@@ -223,8 +250,10 @@ gfx_ui_mask_layer_insert (gint32 image, gint32 drawable, gint32 layer,
     }
   gimp_layer_set_offsets (layer, off_x + rect->x, off_y + rect->y);
   GeglBuffer *buffer = gimp_drawable_get_buffer (layer);
+  /* Linear: a partly selected pixel's value is its coverage, as Select > Save to Channel
+   * would show it (0 and 255 are the same in every encoding). */
   gegl_buffer_set (buffer, GEGL_RECTANGLE (0, 0, rect->width, rect->height), 0,
-                   babl_format ("Y' u8"), mask->pixels, GEGL_AUTO_ROWSTRIDE);
+                   babl_format ("Y u8"), mask->pixels, GEGL_AUTO_ROWSTRIDE);
   gegl_buffer_flush (buffer);
   g_object_unref (buffer);
   gimp_drawable_update (layer, 0, 0, rect->width, rect->height);

@@ -171,6 +171,12 @@ gfx_status gfx_ui_drawable_read (gint32 drawable, const gfx_ui_rect *rect, gfx_i
 gfx_status gfx_ui_drawable_write (gint32 drawable, const gfx_ui_rect *rect,
                                   const gfx_image *in, const gfx_image *out, gfx_error *err);
 
+/* Scales the 1-channel u8 mask over rect by the selection's coverage there (linear, 0 to
+ * 255), so that it shows which pixels GIMP's merge changed and by how much: black outside
+ * the selection.  Nothing changes without a selection. */
+gfx_status gfx_ui_mask_times_selection (gint32 drawable, const gfx_ui_rect *rect,
+                                        gfx_image *mask, gfx_error *err);
+
 /* A layer named `name` for a 1-channel u8 mask image of rect's size, not yet in the image:
  * made before the result is merged, so that what can fail fails while the image is as it
  * was.  -1 and err when it cannot be made.  gfx_ui_mask_layer_insert then puts it above

@@ -16,12 +16,15 @@ wants_mask (const gfx_ui_proc *proc, const void *values)
 
 static gfx_status
 store_result (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const gfx_ui_rect *rect,
-              const gfx_image *in, const gfx_image *out, const gfx_image *mask,
+              const gfx_image *in, const gfx_image *out, gfx_image *mask,
               gfx_error *err)
 {
   gint32 layer = -1;
   if (mask && mask->pixels)
     {
+      gfx_status st = gfx_ui_mask_times_selection (drawable, rect, mask, err);
+      if (st != GFX_OK)
+        return st;
       gchar *name = proc->mask_layer ? g_strdup (_(proc->mask_layer))
                                      : g_strdup_printf (_("%s mask"), _(proc->filter->title));
       layer = gfx_ui_mask_layer_new (image, rect, mask, name, err);

@@ -52,6 +52,67 @@ PY
 ) && pass enhance-mask-layer-equals-cli || fail enhance-mask-layer-equals-cli "$why"
 fi
 
+# --- the mask layer under a feathered ellipse selection: decision x coverage -------------
+# Image a: plasma, a feathered ellipse.  Image b: the same pixels with a rectangle on the
+# ellipse's bounding box, so the same region and its decision d with coverage 1.  a's mask
+# must be d times the selection (the pixels GIMP's merge changed, and by how much): black
+# outside the ellipse.  Both the selection and the mask are exported through GIMP's own
+# conversion of linear coverage, so where d fired they must match sample for sample.
+sel_scm="(let* ((a (car (gimp-image-new 64 64 RGB)))
+       (drw (car (gimp-layer-new a 64 64 RGB-IMAGE \"bg\" 100 LAYER-MODE-NORMAL))))
+  (gimp-image-insert-layer a drw 0 0)
+  (plug-in-plasma RUN-NONINTERACTIVE a drw 7 1.0)
+  (let* ((b (car (gimp-image-duplicate a)))
+         (bdrw (car (gimp-image-get-active-drawable b))))
+    (gimp-context-set-feather TRUE)
+    (gimp-context-set-feather-radius 8 8)
+    (gimp-image-select-ellipse a CHANNEL-OP-REPLACE 0 0 48 40)
+    (gimp-context-set-feather FALSE)
+    (let* ((box (cdr (gimp-selection-bounds a)))
+           (x1 (car box)) (y1 (cadr box)) (x2 (caddr box)) (y2 (cadddr box)))
+      (gimp-message (string-append \"box=\" (number->string x1) \" \" (number->string y1)
+                                   \" \" (number->string (- x2 x1)) \" \" (number->string (- y2 y1))))
+      (gimp-image-select-rectangle b CHANNEL-OP-REPLACE x1 y1 (- x2 x1) (- y2 y1)))
+    (let ((sel (car (gimp-image-get-selection a))))
+      (file-png-save RUN-NONINTERACTIVE a sel \"sel.png\" \"sel.png\" 0 9 0 0 0 0 0))
+    (plug-in-gpufx-local-enhance RUN-NONINTERACTIVE a drw 4.0 1.0 0.02 0.8 0.0 0 3 0 1 1)
+    (plug-in-gpufx-local-enhance RUN-NONINTERACTIVE b bdrw 4.0 1.0 0.02 0.8 0.0 0 3 0 1 1)
+    (let ((ma (aref (cadr (gimp-image-get-layers a)) 0))
+          (mb (aref (cadr (gimp-image-get-layers b)) 0)))
+      (gimp-message (string-append \"offsets=\" (number->string (car (gimp-drawable-offsets ma)))
+                                   \" \" (number->string (cadr (gimp-drawable-offsets ma)))))
+      (file-png-save RUN-NONINTERACTIVE a ma \"mask-ellipse.png\" \"mask-ellipse.png\" 0 9 0 0 0 0 0)
+      (file-png-save RUN-NONINTERACTIVE b mb \"mask-box.png\" \"mask-box.png\" 0 9 0 0 0 0 0))
+    (gimp-image-delete b))
+  (gimp-image-delete a))"
+gimp_batch "$work/mask-sel.log" "$sel_scm"
+if batch_ok enhance-mask-selection-batch "$work/mask-sel.log" $?; then
+  box=$(grep -o 'box=[0-9 ]*' "$work/mask-sel.log" | cut -d= -f2)
+  offsets=$(grep -o 'offsets=[0-9 ]*' "$work/mask-sel.log" | cut -d= -f2)
+  why=$("$py" - "$work" $box $offsets <<'PY'
+import sys, cv2, numpy as np
+work = sys.argv[1]
+x, y, w, h, ox, oy = map(int, sys.argv[2:8])
+def gray(name):
+    g = cv2.imread(f"{work}/{name}", cv2.IMREAD_UNCHANGED)
+    return g if g.ndim == 2 else g[..., 0]
+sel = gray("sel.png")[y:y + h, x:x + w]
+ma, d = gray("mask-ellipse.png"), gray("mask-box.png")
+if (ox, oy) != (x, y) or ma.shape != (h, w) or d.shape != (h, w):
+    sys.exit(f"mask at {ox},{oy} {ma.shape}, box {x},{y} {w}x{h}")
+fired = d == 255
+if not (fired & (sel == 0)).any() or not (fired & (sel > 0) & (sel < 255)).any():
+    sys.exit("the rule fired nowhere outside or on the edge of the ellipse: the case proves little")
+want = np.where(fired, sel, 0)
+bad = ma != want
+if bad.any():
+    yy, xx = np.argwhere(bad)[0]
+    sys.exit(f"{bad.sum()} mask pixels are not decision x selection, first at x={xx} y={yy}: "
+             f"{ma[yy, xx]}, want {want[yy, xx]} (decision {d[yy, xx]}, selection {sel[yy, xx]})")
+PY
+) && pass enhance-mask-layer-times-selection || fail enhance-mask-layer-times-selection "$why"
+fi
+
 # --- bad parameters -------------------------------------------------------------------------
 bad=("0 0.4 0.02 0.4 0.4 0 3 0 0 1" "4 0.4 0.02 0.4 0.4 0 4 0 0 1" "4 0.4 0.5 0.4 0.4 0 3 0 0 1"
      "4 0.4 0.02 0.4 0.4 1 3 0 0 1" "4 0.4 0.02 0.4 0.4 0 257 0 0 1" "4 0.4 0.02 0.4 -1 0 3 0 0 1"
