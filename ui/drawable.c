@@ -216,7 +216,7 @@ gfx_ui_mask_times_selection (gint32 drawable, const gfx_ui_rect *rect, gfx_image
 }
 
 gint32
-gfx_ui_mask_layer_new (gint32 image, const gfx_ui_rect *rect, const gfx_image *mask,
+gfx_ui_mask_layer_new (gint32 drawable, const gfx_ui_rect *rect, const gfx_image *mask,
                        const char *name, gfx_error *err)
 {
   if (mask->channels != 1 || mask->depth != GFX_U8 || mask->width != rect->width
@@ -225,6 +225,7 @@ gfx_ui_mask_layer_new (gint32 image, const gfx_ui_rect *rect, const gfx_image *m
       gfx_fail (err, GFX_ERR_INTERNAL, "mask image does not match the processed area");
       return -1;
     }
+  gint32 image = gimp_item_get_image (drawable);
   GimpImageType type = gimp_image_base_type (image) == GIMP_GRAY ? GIMP_GRAY_IMAGE
                                                                  : GIMP_RGB_IMAGE;
   gint32 layer = gimp_layer_new (image, name, rect->width, rect->height, type, 100.0,
@@ -235,13 +236,32 @@ gfx_ui_mask_layer_new (gint32 image, const gfx_ui_rect *rect, const gfx_image *m
   return layer;
 }
 
+/* Directly above the drawable in its group (a layer mask: above its layer); a channel is
+ * in no layer stack, so the top of the image's.  Not GIMP's -1 ("above the active layer"):
+ * the active layer may be another one, in another group. */
+static void
+mask_layer_place (gint32 drawable, gint32 *parent, gint *position)
+{
+  gint32 layer = gimp_item_is_layer_mask (drawable) ? gimp_layer_from_mask (drawable)
+                                                    : drawable;
+  *parent = -1;
+  *position = 0;
+  if (!gimp_item_is_layer (layer))
+    return;
+  *parent = gimp_item_get_parent (layer);
+  *position = gimp_image_get_item_position (gimp_item_get_image (layer), layer);
+}
+
 gfx_status
-gfx_ui_mask_layer_insert (gint32 image, gint32 drawable, gint32 layer,
-                          const gfx_ui_rect *rect, const gfx_image *mask, gfx_error *err)
+gfx_ui_mask_layer_insert (gint32 drawable, gint32 layer, const gfx_ui_rect *rect,
+                          const gfx_image *mask, gfx_error *err)
 {
   gint off_x = 0, off_y = 0;
   gimp_drawable_offsets (drawable, &off_x, &off_y);
-  if (!gimp_image_insert_layer (image, layer, -1, -1))
+  gint32 parent;
+  gint position;
+  mask_layer_place (drawable, &parent, &position);
+  if (!gimp_image_insert_layer (gimp_item_get_image (drawable), layer, parent, position))
     {
       gfx_fail (err, GFX_ERR_INTERNAL, "could not add the mask layer: %s",
                 gimp_get_pdb_error ());

@@ -177,15 +177,16 @@ gfx_status gfx_ui_drawable_write (gint32 drawable, const gfx_ui_rect *rect,
 gfx_status gfx_ui_mask_times_selection (gint32 drawable, const gfx_ui_rect *rect,
                                         gfx_image *mask, gfx_error *err);
 
-/* A layer named `name` for a 1-channel u8 mask image of rect's size, not yet in the image:
+/* A layer named `name` for a 1-channel u8 mask image of rect's size, in the drawable's own
+ * image (not necessarily the procedure's `image` argument), not yet in its layer stack:
  * made before the result is merged, so that what can fail fails while the image is as it
- * was.  -1 and err when it cannot be made.  gfx_ui_mask_layer_insert then puts it above
- * the drawable over rect and fills it with the mask. */
-gint32 gfx_ui_mask_layer_new (gint32 image, const gfx_ui_rect *rect, const gfx_image *mask,
+ * was.  -1 and err when it cannot be made.  gfx_ui_mask_layer_insert then puts it directly
+ * above the drawable in its group (above a layer mask's layer; a channel's at the top of
+ * the image) over rect, and fills it with the mask. */
+gint32 gfx_ui_mask_layer_new (gint32 drawable, const gfx_ui_rect *rect, const gfx_image *mask,
                               const char *name, gfx_error *err);
-gfx_status gfx_ui_mask_layer_insert (gint32 image, gint32 drawable, gint32 layer,
-                                     const gfx_ui_rect *rect, const gfx_image *mask,
-                                     gfx_error *err);
+gfx_status gfx_ui_mask_layer_insert (gint32 drawable, gint32 layer, const gfx_ui_rect *rect,
+                                     const gfx_image *mask, gfx_error *err);
 
 /* "GPU: NVIDIA H100 80GB HBM3" or "CPU, 16 threads": the backend a request would use
  * (the GPU is probed once per process).  Main thread only. */

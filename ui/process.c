@@ -15,9 +15,8 @@ wants_mask (const gfx_ui_proc *proc, const void *values)
 }
 
 static gfx_status
-store_result (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const gfx_ui_rect *rect,
-              const gfx_image *in, const gfx_image *out, gfx_image *mask,
-              gfx_error *err)
+store_result (const gfx_ui_proc *proc, gint32 drawable, const gfx_ui_rect *rect,
+              const gfx_image *in, const gfx_image *out, gfx_image *mask, gfx_error *err)
 {
   gint32 layer = -1;
   if (mask && mask->pixels)
@@ -27,16 +26,17 @@ store_result (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const gfx_
         return st;
       gchar *name = proc->mask_layer ? g_strdup (_(proc->mask_layer))
                                      : g_strdup_printf (_("%s mask"), _(proc->filter->title));
-      layer = gfx_ui_mask_layer_new (image, rect, mask, name, err);
+      layer = gfx_ui_mask_layer_new (drawable, rect, mask, name, err);
       g_free (name);
       if (layer < 0)
         return GFX_ERR_INTERNAL; /* gfx_ui_mask_layer_new said why */
     }
-  /* The merge and the mask layer are one undo step together. */
+  /* The merge and the mask layer are one undo step together, in the drawable's image. */
+  gint32 image = gimp_item_get_image (drawable);
   gimp_image_undo_group_start (image);
   gfx_status st = gfx_ui_drawable_write (drawable, rect, in, out, err);
   if (layer >= 0 && st == GFX_OK)
-    st = gfx_ui_mask_layer_insert (image, drawable, layer, rect, mask, err);
+    st = gfx_ui_mask_layer_insert (drawable, layer, rect, mask, err);
   else if (layer >= 0)
     gimp_item_delete (layer); /* never added: GIMP would keep it */
   gimp_image_undo_group_end (image);
@@ -47,6 +47,7 @@ GimpPDBStatusType
 gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const void *values,
                 gfx_ui_monitor *mon, gfx_error *err)
 {
+  (void) image; /* the PDB does not check that the drawable is in it: its own image counts */
   gfx_ui_rect rect;
   gfx_image in = { 0 }, out = { 0 }, mask = { 0 };
   gfx_backend_warm_up (proc->filter->params, values); /* the GPU starts while GIMP's tiles come */
@@ -75,7 +76,7 @@ gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const vo
     g_message (_("Computed on the CPU: %s"),
                run.info.note);
   if (st == GFX_OK)
-    st = store_result (proc, image, drawable, &rect, &in, &out, run.mask, err);
+    st = store_result (proc, drawable, &rect, &in, &out, run.mask, err);
   gfx_image_free (&in);
   gfx_image_free (&out);
   gfx_image_free (&mask);

@@ -113,6 +113,64 @@ PY
 ) && pass enhance-mask-layer-times-selection || fail enhance-mask-layer-times-selection "$why"
 fi
 
+# --- where the mask layer goes: in the drawable's own image, directly above it ------------
+# A group holds l2 over l1, a layer "top" over the group is active.  l1 is run with another
+# image as the `image` argument, then l2's layer mask, then a channel (with l1 active: its
+# mask layer goes to the top of the image, not into l1's group).
+# above IMG ITEM says the name of the item directly above ITEM in its group ("none" at the
+# top) and renames it, so that the next mask layer is told apart.
+place_scm="(define (above img item)
+  (let* ((parent (car (gimp-item-get-parent item)))
+         (pos (car (gimp-image-get-item-position img item)))
+         (siblings (cadr (if (= parent -1) (gimp-image-get-layers img)
+                             (gimp-item-get-children parent)))))
+    (if (= pos 0) \"none\"
+        (let* ((it (aref siblings (- pos 1))) (name (car (gimp-item-get-name it))))
+          (gimp-item-set-name it \"checked\")
+          name))))
+(let* ((a (car (gimp-image-new 32 32 RGB)))
+       (b (car (gimp-image-new 8 8 RGB)))
+       (bl (car (gimp-layer-new b 8 8 RGB-IMAGE \"b\" 100 LAYER-MODE-NORMAL)))
+       (g (car (gimp-layer-group-new a)))
+       (l1 (car (gimp-layer-new a 32 32 RGB-IMAGE \"l1\" 100 LAYER-MODE-NORMAL)))
+       (l2 (car (gimp-layer-new a 32 32 RGB-IMAGE \"l2\" 100 LAYER-MODE-NORMAL)))
+       (top (car (gimp-layer-new a 32 32 RGB-IMAGE \"top\" 100 LAYER-MODE-NORMAL)))
+       (ch (car (gimp-channel-new a 32 32 \"ch\" 50 '(0 0 0)))))
+  (gimp-image-insert-layer b bl 0 0)
+  (gimp-image-insert-layer a g 0 0)
+  (gimp-image-insert-layer a l2 g 0)
+  (gimp-image-insert-layer a l1 g 1)
+  (gimp-image-insert-layer a top 0 0)
+  (gimp-image-insert-channel a ch 0 0)
+  (plug-in-plasma RUN-NONINTERACTIVE a l1 7 1.0)
+  (plug-in-plasma RUN-NONINTERACTIVE a l2 8 1.0)
+  (gimp-layer-add-mask l2 (car (gimp-layer-create-mask l2 ADD-MASK-COPY)))
+  (gimp-image-set-active-layer a top)
+  (plug-in-gpufx-local-enhance RUN-NONINTERACTIVE b l1 4.0 1.0 0.02 0.8 0.0 0 3 0 1 1)
+  (gimp-message (string-append \"place-other-image=\" (above a l1) \" b-layers=\"
+                               (number->string (car (gimp-image-get-layers b)))))
+  (gimp-image-set-active-layer a top)
+  (plug-in-gpufx-local-enhance RUN-NONINTERACTIVE a (car (gimp-layer-get-mask l2)) 4.0 1.0 0.02 0.8 0.0 0 3 0 1 1)
+  (gimp-message (string-append \"place-layer-mask=\" (above a l2)))
+  (gimp-image-set-active-layer a l1)
+  (let ((before (car (gimp-image-get-layers a))))
+    (plug-in-gpufx-local-enhance RUN-NONINTERACTIVE a ch 4.0 1.0 0.02 0.8 0.0 0 3 0 1 1)
+    (gimp-message (string-append \"place-channel=\" (car (gimp-item-get-name
+                                   (aref (cadr (gimp-image-get-layers a)) 0)))
+                                 \" top-level-added=\" (number->string
+                                   (- (car (gimp-image-get-layers a)) before)))))
+  (gimp-image-delete b)
+  (gimp-image-delete a))"
+gimp_batch "$work/place.log" "$place_scm"
+if batch_ok enhance-mask-place-batch "$work/place.log" $?; then
+  for want in "place-other-image=Local enhance mask b-layers=1" "place-layer-mask=Local enhance mask" \
+              "place-channel=Local enhance mask top-level-added=1"; do
+    name=enhance-mask-${want%%=*}
+    grep -qF "$want" "$work/place.log" && pass "$name" \
+      || fail "$name" "$(grep -o "${want%%=*}=.*" "$work/place.log"), want $want"
+  done
+fi
+
 # --- bad parameters -------------------------------------------------------------------------
 bad=("0 0.4 0.02 0.4 0.4 0 3 0 0 1" "4 0.4 0.02 0.4 0.4 0 4 0 0 1" "4 0.4 0.5 0.4 0.4 0 3 0 0 1"
      "4 0.4 0.02 0.4 0.4 1 3 0 0 1" "4 0.4 0.02 0.4 0.4 0 257 0 0 1" "4 0.4 0.02 0.4 -1 0 3 0 0 1"
