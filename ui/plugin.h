@@ -135,7 +135,8 @@ gfx_status gfx_ui_apply (const gfx_filter *filter, const gfx_image *in, gfx_imag
 
 /* The whole processing of one run once the values are valid: region, read, apply with
  * progress and cancel, write (one undo step, together with the mask layer when
- * proc->mask_param is set in values), the backend fall-back note as a GIMP message once.
+ * proc->mask_param is set in values), the backend fall-back note as a GIMP message once a
+ * GIMP session.
  * On failure or cancel the image is untouched. */
 GimpPDBStatusType gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable,
                                   const void *values, gfx_ui_monitor *mon, gfx_error *err);

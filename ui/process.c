@@ -43,6 +43,22 @@ store_result (const gfx_ui_proc *proc, gint32 drawable, const gfx_ui_rect *rect,
   return st;
 }
 
+/* The fall-back note is said once per GIMP session (SPEC section 0), by whichever of the
+ * project's plug-ins falls back first: each PDB call is a process of its own, so the
+ * core's once-per-process flag would say it on every call.  GIMP's per-session data
+ * remembers it instead (it is not kept after GIMP quits). */
+#define NOTE_SHOWN_KEY "gimp-gpufx-cpu-fallback-noted"
+
+static gboolean
+first_note_of_session (void)
+{
+  if (gimp_get_data_size (NOTE_SHOWN_KEY) > 0)
+    return FALSE;
+  const guint8 shown = 1;
+  gimp_set_data (NOTE_SHOWN_KEY, &shown, sizeof shown);
+  return TRUE;
+}
+
 GimpPDBStatusType
 gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const void *values,
                 gfx_ui_monitor *mon, gfx_error *err)
@@ -72,9 +88,8 @@ gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const vo
   gfx_filter_run run = { 0 };
   run.mask = wants_mask (proc, values) ? &mask : NULL;
   st = gfx_ui_apply (proc->filter, &in, &out, values, &run, mon, err);
-  if (st == GFX_OK && run.info.note_is_new && run.info.note[0])
-    g_message (_("Computed on the CPU: %s"),
-               run.info.note);
+  if (st == GFX_OK && run.info.note[0] && first_note_of_session ())
+    g_message (_("Computed on the CPU: %s"), run.info.note);
   if (st == GFX_OK)
     st = store_result (proc, drawable, &rect, &in, &out, run.mask, err);
   gfx_image_free (&in);

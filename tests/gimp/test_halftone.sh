@@ -120,3 +120,17 @@ if batch_ok halftone-mask-and-channel-batch "$work/masks.log" $?; then
 fi
 
 # One undo step a run: test_undo.sh (GIMP with its GUI, Ctrl+Z pressed in the image window).
+
+# ---- session 6: the CPU fall-back note is said once per GIMP session (SPEC section 0), not
+# once per call: each call is a new plug-in process, and local enhance's shares the note ----
+enhance_auto="(plug-in-gpufx-local-enhance RUN-NONINTERACTIVE img drw 4.0 0.4 0.02 0.4 0.4 0 3 0 0 0)"
+(unset GPUFX_BACKEND; gimp_batch "$work/note.log" "$(scm_run gray8.png n1.png "$(call 0 2 0 0 -1)")" \
+   "$(scm_run rgba8.png n2.png "$(call 1 3 0 0 -1)")" "$(scm_run gray8.png n3.png "$enhance_auto")")
+if batch_ok halftone-fallback-note-batch "$work/note.log" $?; then
+  notes=$(grep -c 'GPU not used .*running on the CPU' "$work/note.log")
+  if [ "$notes" -eq 1 ]; then pass halftone-fallback-note-once
+  elif [ "$notes" -eq 0 ] && GPUFX_BACKEND= "$cli" halftone "$work/gray8.png" "$work/gpu.png" \
+         --backend gpu --quiet 2>/dev/null; then
+    skip halftone-fallback-note-once "a usable GPU here: no fall-back to note"
+  else fail halftone-fallback-note-once "said $notes times in one session, want once"; fi
+fi
