@@ -289,11 +289,41 @@ dialog_loop (gfx_dialog *dlg, gfx_error *err)
     }
 }
 
+/* Opens GTK's display as gimp_ui_init would (GIMP's display and the user's interaction
+ * time first), but with gtk_init_check: gimp_ui_init's gtk_init exits the process when no
+ * display opens (gimp-console without DISPLAY), which GIMP reports as a crash.  Once GTK
+ * is up, gimp_ui_init's own gtk_init does nothing more. */
+static gboolean
+display_opens (const char *prog_name)
+{
+  const gchar *display = gimp_display_name ();
+  if (display)
+    g_setenv ("DISPLAY", display, TRUE);
+  if (gimp_user_time ())
+    {
+      gchar *startup_id = g_strdup_printf ("_TIME%u", gimp_user_time ());
+      g_setenv ("DESKTOP_STARTUP_ID", startup_id, TRUE);
+      g_free (startup_id);
+    }
+  gchar *arg0 = g_strdup (prog_name);
+  gchar **argv = &arg0;
+  int argc = 1;
+  gboolean opened = gtk_init_check (&argc, &argv);
+  g_free (arg0);
+  return opened;
+}
+
 GimpPDBStatusType
 gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 drawable, void *values,
                 gfx_error *err)
 {
   gfx_backend_warm_up (proc->filter->params, values); /* the GPU starts while GTK does */
+  if (!display_opens (proc->proc_name))
+    {
+      gfx_fail (err, GFX_ERR_INPUT, "%s", _("The dialog cannot open a display (is DISPLAY "
+                "set?): in batch mode, call the procedure with RUN-NONINTERACTIVE."));
+      return GIMP_PDB_EXECUTION_ERROR;
+    }
   gimp_ui_init (proc->proc_name, TRUE);
   gfx_dialog dlg = { .proc = proc, .set = proc->filter->params, .image = image,
                      .drawable = drawable, .values = values };

@@ -182,6 +182,22 @@ for item in bg inner msk; do
   check_images "locked: $item unchanged" same "$work/locked-$item-after.png" "$work/locked-$item-before.png"
 done
 
+# RUN-INTERACTIVE where no display can be opened (gimp-console with DISPLAY unset): each
+# dialog procedure returns an execution error saying so (GTK used to exit the plug-in,
+# "Plug-in crashed"), and the image is unchanged.
+interactive_calls="(catch #f (plug-in-gpufx-halftone RUN-INTERACTIVE img drw 0 2 1 0 -1))
+  (catch #f (plug-in-gpufx-local-enhance RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 1))
+  (catch #f (plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw \"$work/good.iir\" 1))"
+(unset DISPLAY; gimp_batch "$work/nodisplay.log" "$(scm_run gray8.png nodisplay.png "$interactive_calls")")
+n=$(grep -c 'cannot open a display.*RUN-NONINTERACTIVE' "$work/nodisplay.log")
+if [ "$n" -eq 3 ] && ! grep -qE 'crashed|Segmentation|terminated' "$work/nodisplay.log"; then
+  pass "no display: RUN-INTERACTIVE is an error that says so (3 procedures), no crash"
+else
+  fail "no display: RUN-INTERACTIVE is an error that says so (3 procedures), no crash" \
+    "$n messages: $(grep -m2 -E 'crashed|GIMP-Error' -A1 "$work/nodisplay.log" | tr '\n' ' ')"
+fi
+check_images "no display: image unchanged" same "$work/nodisplay.png" "$work/gray8.png"
+
 # Cancel: the GPUFX_TEST_CANCEL hook cancels the run through the same flag as the Cancel
 # button; the procedure ends as cancelled and the drawable is untouched.
 GPUFX_TEST_CANCEL=1 gimp_batch "$work/cancel.log" \
