@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../common/enhance.h"
+#include "../common/env_check.h"
 #include "../common/halftone.h"
 #include "../common/iir.h"
 #include "babl_setup.h"
@@ -98,6 +99,20 @@ dispatch (int argc, char **argv)
   return cli_fail (NULL, CLI_USAGE, "unknown command '%s' (gpufx --help lists them)", name);
 }
 
+/* GPUFX_BACKEND or GPUFX_THREADS set to a value that means nothing: a note, unless the
+ * command line asks for quiet. */
+static void
+say_env_note (int argc, char **argv)
+{
+  char note[GFX_MSG_LEN];
+  gfx_env_check (note, sizeof note);
+  for (int i = 1; i < argc && note[0]; i++)
+    if (!strcmp (argv[i], "--quiet"))
+      return;
+  if (note[0])
+    fprintf (stderr, "gpufx: note: %s\n", note);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -105,6 +120,7 @@ main (int argc, char **argv)
   cli_private_tmp_begin ();
   cli_gegl_modules_select ();
   cli_babl_setup ();
+  say_env_note (argc, argv);
   int rc = dispatch (argc, argv);
   cli_io_shutdown ();
   /* A report on standard output (stability's verdict, identify's) that could not be

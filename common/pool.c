@@ -6,21 +6,22 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "env_check.h"
+
 int
 gfx_threads (void)
 {
-  const char *env = getenv ("GPUFX_THREADS");
-  if (env && atoi (env) >= 1)
-    return atoi (env) > 256 ? 256 : atoi (env);
+  const int env = gfx_env_threads ();
+  if (env)
+    return env;
   long n = sysconf (_SC_NPROCESSORS_ONLN);
-  return n < 1 ? 1 : n > 256 ? 256 : (int) n;
+  return n < 1 ? 1 : n > GFX_MAX_THREADS ? GFX_MAX_THREADS : (int) n;
 }
 
 int
 gfx_threads_for (double size, double small, bool coupled)
 {
-  const char *env = getenv ("GPUFX_THREADS");
-  if (env && atoi (env) >= 1)
+  if (gfx_env_threads ())
     return gfx_threads ();
   if (size < small)
     return 1;

@@ -241,6 +241,32 @@ def check_backend_gpu(tmp):
             "auto without a GPU: runs on the CPU and says so once", r.stderr)
 
 
+def check_environment(src, out):
+    """GPUFX_BACKEND and GPUFX_THREADS set to values that mean nothing are ignored with a
+    note (--quiet: silently), not taken for something else ("1e3" was one thread)."""
+    def threads(r):
+        line = [x for x in r.stdout.splitlines() if x.startswith("CPU threads:")]
+        return int(line[0].split(":")[1]) if line else None
+    plain = threads(T.run_cli("--version", env={"GPUFX_THREADS": ""}))
+    cases = [({"GPUFX_BACKEND": "gpus"}, "GPUFX_BACKEND=gpus is not auto, cpu or gpu: ignored",
+              plain),
+             ({"GPUFX_THREADS": "1e3"}, "GPUFX_THREADS=1e3 is not a whole number from 1: "
+              "ignored", plain),
+             ({"GPUFX_THREADS": "abc"}, "GPUFX_THREADS=abc is not a whole number from 1: "
+              "ignored", plain),
+             ({"GPUFX_THREADS": "99999"}, "GPUFX_THREADS=99999 is more than 256: 256 are used",
+              256),
+             ({"GPUFX_THREADS": "3"}, None, 3)]
+    for env, note, want in cases:
+        r = T.run_cli("--version", env=env)
+        said = [x for x in r.stderr.splitlines() if "note:" in x]
+        T.check(r.returncode == 0 and threads(r) == want
+                and (said == [f"gpufx: note: {note}"] if note else said == []),
+                f"{env}: {note or 'no note'}, {want} threads", f"{r.stderr!r} {r.stdout!r}")
+    r = T.run_cli("halftone", src, out, "--quiet", env={"GPUFX_BACKEND": "gpus"})
+    T.check(r.returncode == 0 and r.stderr == "", "the note is quiet under --quiet", r.stderr)
+
+
 def main():
     T.require_cli("gpufx CLI")
     with T.tmpdir() as tmp:
@@ -253,6 +279,7 @@ def main():
         check_no_leftovers(tmp)
         check_progress(tmp)
         check_backend_gpu(tmp)
+        check_environment(src, os.path.join(tmp, "env.png"))
     T.finish()
 
 

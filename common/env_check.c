@@ -1,0 +1,46 @@
+/* The environment variables gpufx reads, read strictly (see env_check.h). */
+#include "env_check.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int
+gfx_env_threads (void)
+{
+  const char *env = getenv ("GPUFX_THREADS");
+  if (!env || !*env)
+    return 0;
+  char *end;
+  errno = 0;
+  long n = strtol (env, &end, 10);
+  if (errno || *end || n < 1)
+    return 0;
+  return n > GFX_MAX_THREADS ? GFX_MAX_THREADS : (int) n;
+}
+
+/* Appends one sentence to note (separated by "; "). */
+static void
+add (char *note, size_t len, const char *name, const char *value, const char *why)
+{
+  size_t used = strlen (note);
+  if (used < len)
+    snprintf (note + used, len - used, "%s%s=%s %s", used ? "; " : "", name, value, why);
+}
+
+void
+gfx_env_check (char *note, size_t len)
+{
+  note[0] = '\0';
+  const char *backend = getenv ("GPUFX_BACKEND");
+  if (backend && *backend && strcasecmp (backend, "auto") && strcasecmp (backend, "cpu")
+      && strcasecmp (backend, "gpu"))
+    add (note, len, "GPUFX_BACKEND", backend, "is not auto, cpu or gpu: ignored");
+  const char *threads = getenv ("GPUFX_THREADS");
+  if (threads && *threads && !gfx_env_threads ())
+    add (note, len, "GPUFX_THREADS", threads, "is not a whole number from 1: ignored");
+  else if (threads && *threads && atol (threads) > GFX_MAX_THREADS)
+    add (note, len, "GPUFX_THREADS", threads, "is more than 256: 256 are used");
+}
