@@ -39,6 +39,18 @@ identify_read (gint32 drawable, gint32 sharp, gfx_image *blurred, gfx_image *ref
                    "drawable is %d x %d: they must cover the same area",
                    gimp_drawable_width (sharp), gimp_drawable_height (sharp),
                    gimp_drawable_width (drawable), gimp_drawable_height (drawable));
+  gint bx = 0, by = 0, sx = 0, sy = 0;
+  if (st == GFX_OK && sharp != -1)
+    {
+      gimp_drawable_offsets (drawable, &bx, &by);
+      gimp_drawable_offsets (sharp, &sx, &sy);
+    }
+  /* The pairs are read pixel for pixel from the two layers: moved against each other,
+   * they pair different places of the scene. */
+  if (st == GFX_OK && (sx != bx || sy != by))
+    st = gfx_fail (err, GFX_ERR_INPUT, "the sharp reference is at (%d, %d) on the canvas but "
+                   "the blurred drawable at (%d, %d): they must cover the same area (move "
+                   "one onto the other)", sx, sy, bx, by);
   if (st == GFX_OK)
     st = gfx_ui_drawable_read (drawable, &rect, blurred, err);
   if (st == GFX_OK && sharp != -1)

@@ -86,13 +86,14 @@ PY
   done
 fi
 
-# --- errors: singular data, sizes that differ, a mask out of range -------------------
-bad () { # NAME IMAGE SHARP-LAYER-FILE ARGS...
+# --- errors: singular data, sizes that differ, a mask out of range, a moved layer -----
+bad () { # IMAGE SHARP-LAYER-FILE ARGS [SCRIPT-FU RUN BEFORE THE CALL]
   cat <<SCM
 (let* ((img (car (gimp-file-load RUN-NONINTERACTIVE "$1" "$1")))
        (drw (car (gimp-image-get-active-drawable img)))
        (ref (car (gimp-file-load-layer RUN-NONINTERACTIVE img "$2"))))
   (gimp-image-insert-layer img ref 0 -1)
+  ${4:-}
   (plug-in-gpufx-iir-identify RUN-NONINTERACTIVE img drw $3 "bad.iir"))
 SCM
 }
@@ -102,6 +103,8 @@ gimp_batch "$work/e2.log" "$(bad blurred.png small.png 'ref 3 3 1')"
 batch_error identify-size-mismatch-error "$work/e2.log" $? 'same area'
 gimp_batch "$work/e3.log" "$(bad blurred.png sharp.png '-1 8 3 0')"
 batch_error identify-mask-range-error "$work/e3.log" $? 'mask-rows' '1 (to|and) 7'
+gimp_batch "$work/e4.log" "$(bad blurred.png sharp.png 'ref 3 3 0' '(gimp-layer-set-offsets ref 3 2)')"
+batch_error identify-offset-layer-error "$work/e4.log" $? 'at \(3, 2\)' 'same area'
 [ ! -e "$work/bad.iir" ] && pass identify-errors-write-nothing \
   || fail identify-errors-write-nothing "bad.iir was written"
 
