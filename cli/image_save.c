@@ -269,8 +269,8 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
       g_clear_object (&buffer);
       return st;
     }
-  signal (SIGINT, remove_pending);
-  signal (SIGTERM, remove_pending);
+  void (*old_int) (int) = signal (SIGINT, remove_pending);
+  void (*old_term) (int) = signal (SIGTERM, remove_pending);
   const char *tmp = pending_tmp;
   long long free_before = free_blocks (pending_dir);
   char *said = cli_gegl_said (), codec[256] = "";
@@ -316,8 +316,8 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
         st = gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", path, strerror (errno));
     }
   discard_pending ();
-  signal (SIGINT, SIG_DFL);
-  signal (SIGTERM, SIG_DFL);
+  signal (SIGINT, old_int); /* the run's own folder's handler (private_tmp.c) */
+  signal (SIGTERM, old_term);
   return st;
 }
 
