@@ -14,8 +14,9 @@ where (const char *path, char *out, size_t len)
   char dir_copy[GFX_PATH_LEN], base_copy[GFX_PATH_LEN];
   snprintf (dir_copy, sizeof dir_copy, "%s", path);
   snprintf (base_copy, sizeof base_copy, "%s", path);
-  char *dir = realpath (dirname (dir_copy), NULL);
-  snprintf (out, len, "%s/%s", dir ? dir : ".", basename (base_copy));
+  const char *given = dirname (dir_copy);
+  char *dir = realpath (given, NULL); /* NULL for a missing folder: then as given */
+  snprintf (out, len, "%s/%s", dir ? dir : given, basename (base_copy));
   free (dir);
 }
 

@@ -82,16 +82,18 @@ cli_output_losses (const char *path, const gfx_image *img, char *note, size_t le
   const bool bits = s->bits == 0 || !gfx_image_fits_bits (img, s->bits, s->alpha);
   if (!alpha && !bits)
     return;
-  char holds[96] = "", rounded[64] = "";
+  char holds[96], rounded[64];
   if (s->bits)
-    snprintf (holds, sizeof holds, "at most %d bits a sample", s->bits);
+    {
+      snprintf (holds, sizeof holds, "at most %d bits a sample", s->bits);
+      snprintf (rounded, sizeof rounded, "the %s samples are rounded to %d bits",
+                depth_name[img->depth], s->bits);
+    }
   else
-    snprintf (holds, sizeof holds, "RGBE (8-bit mantissas sharing an exponent)");
-  if (s->bits)
-    snprintf (rounded, sizeof rounded, "the %s samples are rounded to %d bits",
-              depth_name[img->depth], s->bits);
-  else
-    snprintf (rounded, sizeof rounded, "the samples are rounded to RGBE");
+    {
+      snprintf (holds, sizeof holds, "RGBE (8-bit mantissas sharing an exponent)");
+      snprintf (rounded, sizeof rounded, "the samples are rounded to RGBE");
+    }
   snprintf (note, len, "%s: %s holds %s%s%s, so %s%s%s (.tif keeps %s)",
             cli_stream_name (path), s->format, alpha ? "no alpha channel" : "",
             alpha && bits ? " and " : "", bits ? holds : "",

@@ -64,6 +64,11 @@ def main():
         r = T.run_cli("halftone", src, src, "--backend", "cpu", "--compare", out)
         T.check(r.returncode == 0, "OUT may be IN (in place), with --compare elsewhere",
                 r.stderr[-300:])
+        r = T.run_cli("halftone", src, os.path.join(d, "no1", "x.png"), "--backend", "cpu",
+                      "--compare", os.path.join(d, "no2", "x.png"))
+        T.check(r.returncode == 1 and "no1" in r.stderr and "same file" not in r.stderr,
+                "one name in two missing folders is no clash: the missing folder is named",
+                r.stderr[-300:])
         r = T.run_cli("enhance", other, out, "--backend", "cpu", "--compare", new,
                       "--mask-out", os.path.join(d, "mask.png"))
         T.check(r.returncode == 0 and os.path.exists(new), "three different names are fine",
