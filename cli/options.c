@@ -57,6 +57,8 @@ is_option (const gfx_param_desc *d)
 static const char *
 metavar (const gfx_param_desc *d)
 {
+  if (d->cli_value)
+    return d->cli_value;
   switch (d->type)
     {
     case GFX_PT_ENUM: return " NAME";
@@ -147,7 +149,8 @@ help_line (void *ctx, const char *name, const char *meta, const char *help,
 void
 cli_help (const cli_spec *spec, FILE *out)
 {
-  fprintf (out, "Usage: gpufx %s %s [options]\n", spec->cmd, spec->usage);
+  fprintf (out, "Usage: gpufx %s%s%s [options]\n", spec->cmd, spec->usage[0] ? " " : "",
+           spec->usage);
   if (spec->blurb)
     fprintf (out, "%s\n", spec->blurb);
   fprintf (out, "\nOptions:\n");

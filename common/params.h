@@ -48,6 +48,7 @@ typedef struct {
                              --filter), else NULL */
   const char *used_if;    /* dialog: greyed unless the parameter of this name has the value */
   double used_if_value;   /* used_if_value (k3 means something under the 4th-edition rule only) */
+  const char *cli_value;  /* CLI --help: the value's name (" M1xM2"); NULL: by type (" FILE") */
 } gfx_param_desc;
 
 typedef struct gfx_param_set {

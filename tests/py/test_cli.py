@@ -83,6 +83,10 @@ def check_help():
         short, long = T.run_cli(cmd, "-h"), T.run_cli(cmd, "--help")
         T.check(short.returncode == 0 and short.stdout == long.stdout and "--" in short.stdout,
                 f"{cmd} -h: the same help as --help", f"exit {short.returncode}: {short.stderr}")
+    r = T.run_cli("identify", "--help")
+    T.check(r.stdout.startswith("Usage: gpufx identify [options]\n")
+            and "  --mask M1xM2\n" in r.stdout, "identify --help: one space in the usage line, "
+            "--mask named by its value M1xM2 (SPEC section 4)", r.stdout[:400])
     r = T.run_cli()
     T.check(r.returncode == 2 and "Usage" in r.stderr, "no command: usage on stderr, exit 2")
 
