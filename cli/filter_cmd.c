@@ -39,14 +39,21 @@ progress_end (progress_line *p)
   p->shown = false;
 }
 
+/* A note on stderr ("gpufx halftone: note: ..."), unless it is empty or --quiet. */
+static void
+say_note (const char *cmd, const cli_args *args, const char *note)
+{
+  if (note[0] && !args->quiet)
+    fprintf (stderr, "gpufx %s: note: %s\n", cmd, note);
+}
+
 /* Says, once path is written, what its format could not hold of img. */
 static void
 note_losses (const char *cmd, const cli_args *args, const char *path, const gfx_image *img)
 {
   char note[GFX_MSG_LEN];
   cli_output_losses (path, img, note, sizeof note);
-  if (note[0] && !args->quiet)
-    fprintf (stderr, "gpufx %s: note: %s\n", cmd, note);
+  say_note (cmd, args, note);
 }
 
 /* Writes the result, and the comparison and mask when asked for. */
@@ -122,15 +129,13 @@ run (const cli_filter *f, const cli_args *args, const void *values)
   gfx_status st = cli_load_source (args->pos[0], &in, &src, note, sizeof note, &err);
   if (st != GFX_OK)
     return cli_fail (cmd, cli_exit_code (st), "%s", err.msg);
-  if (note[0] && !args->quiet)
-    fprintf (stderr, "gpufx %s: note: %s\n", cmd, note);
+  say_note (cmd, args, note);
   gfx_progress progress;
   gfx_progress_init (&progress, report, &line);
   gfx_filter_run fr = { .progress = &progress, .mask = args->mask_out ? &mask : NULL };
   st = f->filter->apply (&in, &out, values, &fr, &err);
   progress_end (&line);
-  if (fr.info.note_is_new && !args->quiet)
-    fprintf (stderr, "gpufx %s: note: %s\n", cmd, fr.info.note);
+  say_note (cmd, args, fr.info.note_is_new ? fr.info.note : "");
   int rc = st == GFX_OK ? write_outputs (f, args, &in, &src, &out, &mask)
                         : cli_fail (cmd, cli_exit_code (st), "%s", err.msg);
   cli_source_free (&src);
