@@ -104,6 +104,8 @@ void cli_source_free (cli_source *src);
 /* Removes a folder and the files in it (one level). */
 void cli_remove_dir (const char *dir);
 
+/* The extension of path's file name, dot included (".png"), or NULL (savers.c). */
+const char *cli_file_extension (const char *path);
 /* Output formats (savers.c).  The GEGL saver that a file name's extension picks
  * ("gegl:png-save"), or NULL; GEGL need not run. */
 const char *cli_saver_named (const char *path);

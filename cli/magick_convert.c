@@ -29,11 +29,10 @@ static const char *const MAGICK_ONLY[] = {
 bool
 cli_magick_only (const char *path)
 {
-  const char *dot = strrchr (path, '.'), *slash = strrchr (path, '/');
-  if (dot && (!slash || dot > slash))
-    for (size_t i = 0; i < sizeof MAGICK_ONLY / sizeof MAGICK_ONLY[0]; i++)
-      if (!g_ascii_strcasecmp (dot, MAGICK_ONLY[i]))
-        return true;
+  const char *ext = cli_file_extension (path);
+  for (size_t i = 0; ext && i < sizeof MAGICK_ONLY / sizeof MAGICK_ONLY[0]; i++)
+    if (!g_ascii_strcasecmp (ext, MAGICK_ONLY[i]))
+      return true;
   return false;
 }
 

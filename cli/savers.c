@@ -31,15 +31,20 @@ static const saver_kind SAVERS[] = {
   { ".npy", "gegl:npy-save", "NumPy", false, 32 },
 };
 
+const char *
+cli_file_extension (const char *path)
+{
+  const char *dot = strrchr (path, '.'), *slash = strrchr (path, '/');
+  return dot && (!slash || dot > slash) ? dot : NULL;
+}
+
 /* The table's row for the extension of path, or NULL. */
 static const saver_kind *
 saver_kind_of (const char *path)
 {
-  const char *dot = strrchr (path, '.'), *slash = strrchr (path, '/');
-  if (!dot || (slash && dot < slash))
-    return NULL;
-  for (size_t i = 0; i < sizeof SAVERS / sizeof SAVERS[0]; i++)
-    if (!g_ascii_strcasecmp (dot, SAVERS[i].ext))
+  const char *ext = cli_file_extension (path);
+  for (size_t i = 0; ext && i < sizeof SAVERS / sizeof SAVERS[0]; i++)
+    if (!g_ascii_strcasecmp (ext, SAVERS[i].ext))
       return &SAVERS[i];
   return NULL;
 }
