@@ -89,8 +89,9 @@ bench_file (const gfx_filter *f, const char *input, int argc, char **argv, const
   char what[96];
   snprintf (what, sizeof what, "%dx%d %s", in.width, in.height, gfx_depth_name (in.depth));
   rc = 0;
-  if (backend < 0 && gfx_backend_effective (GFX_BACKEND_AUTO) != GFX_BACKEND_AUTO)
-    backend = gfx_backend_effective (GFX_BACKEND_AUTO); /* GPUFX_BACKEND, as for the filters */
+  const gfx_backend from_env = gfx_backend_effective (GFX_BACKEND_AUTO); /* GPUFX_BACKEND */
+  if (backend < 0 && from_env != GFX_BACKEND_AUTO)
+    backend = from_env; /* as for the filters */
   char why[GFX_MSG_LEN];
   for (int g = 0; g <= 1; g++)
     if (backend < 0 && g && !gfx_backend_gpu_usable (why, sizeof why))

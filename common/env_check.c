@@ -7,8 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
-int
-gfx_env_threads (void)
+/* GPUFX_THREADS as written, or 0 when it is unset or not a whole number from 1. */
+static long
+threads_asked (void)
 {
   const char *env = getenv ("GPUFX_THREADS");
   if (!env || !*env)
@@ -16,8 +17,13 @@ gfx_env_threads (void)
   char *end;
   errno = 0;
   long n = strtol (env, &end, 10);
-  if (errno || *end || n < 1)
-    return 0;
+  return errno || *end || n < 1 ? 0 : n;
+}
+
+int
+gfx_env_threads (void)
+{
+  const long n = threads_asked ();
   return n > GFX_MAX_THREADS ? GFX_MAX_THREADS : (int) n;
 }
 
@@ -39,8 +45,9 @@ gfx_env_check (char *note, size_t len)
       && strcasecmp (backend, "gpu"))
     add (note, len, "GPUFX_BACKEND", backend, "is not auto, cpu or gpu: ignored");
   const char *threads = getenv ("GPUFX_THREADS");
-  if (threads && *threads && !gfx_env_threads ())
+  const long asked = threads_asked ();
+  if (threads && *threads && !asked)
     add (note, len, "GPUFX_THREADS", threads, "is not a whole number from 1: ignored");
-  else if (threads && *threads && atol (threads) > GFX_MAX_THREADS)
+  else if (asked > GFX_MAX_THREADS)
     add (note, len, "GPUFX_THREADS", threads, "is more than 256: 256 are used");
 }
