@@ -179,11 +179,14 @@ cli_capture_begin (const char *path, const char *what, int status, void (*cleanu
     registered = atexit (exit_while_capturing) == 0;
 }
 
-/* Whether a decoder's words say it failed (warnings alone do not refuse the image). */
+/* Whether a decoder's words say it failed (warnings alone do not refuse the image): those
+ * on stderr (said), or GEGL's TIFF loader's through GLib (gegl_said) about the rows a cut
+ * file lacks, where it hands over the image with the last row read repeated. */
 static bool
 decoder_failed (const char *said)
 {
-  return strstr (said, "ERROR") || strstr (said, "libpng error") || strstr (said, "Premature end");
+  return strstr (said, "ERROR") || strstr (said, "libpng error") || strstr (said, "Premature end")
+         || strstr (gegl_said, "Read error at scanline");
 }
 
 /* Refuses sizes that cannot work before GEGL allocates: above the core's limit, or when
@@ -246,9 +249,7 @@ load_buffer (const char *path, const char *name, int *frames, gfx_error *err)
   g_object_unref (graph);
   if (converted[0]) /* the buffer holds the pixels now */
     unlink (converted);
-  /* GEGL's TIFF loader warns (through GLib: gegl_said) of the rows a cut file lacks, and
-   * hands over the image with the last row read repeated. */
-  if (buffer && (decoder_failed (said) || strstr (gegl_said, "Read error at scanline")))
+  if (buffer && decoder_failed (said))
     {
       g_object_unref (buffer);
       buffer = NULL;
