@@ -88,8 +88,8 @@ band_store (const job *j, const band *b)
 }
 
 /* Quantises v = input + e; stores its error and level index at *err, *q.  The reference's
- * expressions; for two levels without a branch (halftone bits are unpredictable):
- * v * (2 - 1) is v, and the compare is false for NaN as gfx_quantize_index's. */
+ * expressions; for two levels without a branch (halftone bits are unpredictable): the
+ * compare with GFX_LEVEL2_THRESHOLD, false for NaN as gfx_quantize_index's. */
 static inline __attribute__ ((always_inline)) void
 quantise (int levels, const float *level, float v, float *err, uint8_t *q, bool two_levels)
 {
@@ -97,11 +97,11 @@ quantise (int levels, const float *level, float v, float *err, uint8_t *q, bool 
     {
 #ifdef __SSE2__
       const __m128 one = _mm_set1_ps (1.0f);
-      __m128 up = _mm_cmpge_ps (_mm_add_ps (_mm_set1_ps (v), _mm_set1_ps (0.5f)), one);
+      __m128 up = _mm_cmpge_ps (_mm_set1_ps (v), _mm_set1_ps (GFX_LEVEL2_THRESHOLD));
       *err = v - _mm_cvtss_f32 (_mm_and_ps (up, one));
       *q = (uint8_t) (_mm_movemask_ps (up) & 1);
 #else
-      int up = v + 0.5f >= 1.0f;
+      int up = v >= GFX_LEVEL2_THRESHOLD;
       *err = v - (float) up;
       *q = (uint8_t) up;
 #endif

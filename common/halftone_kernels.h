@@ -54,18 +54,26 @@ gfx_kernel_lag (const gfx_kernel *k)
   return k->reach + 1;
 }
 
-/* Quantises v to one of `levels` evenly spaced levels in [0, 1]: index of the nearest
- * level, a value exactly at the midpoint going up, clipped to [0, levels - 1]. */
+/* Quantises v to one of `levels` evenly spaced levels in [0, 1]: index of the level
+ * nearest to v in exact arithmetic, a value exactly at the midpoint going up, clipped to
+ * [0, levels - 1].  The rounded product only picks the candidate q; the test "v * top >=
+ * q + 1/2" is a single fmaf, whose sign is the exact product's (an added 0.5f would round
+ * values half an ulp below a midpoint up to it). */
 GFX_HD int
 gfx_quantize_index (float v, int levels)
 {
-  float s = v * (float) (levels - 1) + 0.5f;
-  if (!(s >= 1.0f)) /* also catches NaN */
+  float top = (float) (levels - 1);
+  float s = v * top;
+  if (!(s >= 0.0f)) /* also catches NaN */
     return 0;
-  if (s >= (float) levels)
+  if (s >= top)
     return levels - 1;
-  return (int) s; /* s > 0: truncation is floor */
+  float q = floorf (s);
+  return (int) q + (fmaf (v, top, -(q + 0.5f)) >= 0.0f);
 }
+
+/* For two levels gfx_quantize_index (v, 2) is exactly "v >= GFX_LEVEL2_THRESHOLD". */
+#define GFX_LEVEL2_THRESHOLD 0.5f
 
 /* Value in [0, 1] of level index q. */
 GFX_HD float

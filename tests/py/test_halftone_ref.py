@@ -7,7 +7,8 @@ The order of the error sum is part of SPEC ("fix the order of every sum"): a pix
 from its input value and adds the contributions in the order they arrived (the classic
 in-place push: sources in raster order, so the left neighbour's share comes last), each
 as v + w * err rounded once (fmaf: worked out here exactly with fractions).  The
-quantiser: index floor(v*(L-1) + 0.5) clipped, so a value at a midpoint goes up.  Output
+quantiser: the level nearest to v in exact arithmetic, floor(v*(L-1) + 1/2) clipped, so a value
+at a midpoint goes up and the float just below it goes down.  Output
 samples: level * max + 0.5 truncated (integers).
 """
 import math
@@ -49,12 +50,11 @@ def fma32(w, e, v):
 
 
 def quantize(v, levels):
-    s = f32(v * f32(levels - 1)) + f32(0.5)
-    if not s >= 1:  # NaN too
-        return 0
-    if s >= levels:
-        return levels - 1
-    return int(s)
+    """Index of the level nearest to v in exact arithmetic (a midpoint goes up), clipped."""
+    if not math.isfinite(v):
+        return 0 if not v > 0 else levels - 1  # NaN and -inf to 0
+    t = math.floor(Fraction(float(v)) * (levels - 1) + Fraction(1, 2))
+    return min(max(t, 0), levels - 1)
 
 
 def halftone_plane(plane, kernel, levels):
@@ -151,6 +151,12 @@ def main():
                 T.noise(11, 8, 3, np.float32, 7), ".tif", "sierra", 2, tmp=tmp)
         mid = np.full((9, 12), 0.5, dtype=np.float32)
         compare("fs float TIFF exact 0.5 (midpoint goes up) == reference", mid, ".tif", "fs", 2,
+                tmp=tmp)
+        below = np.full((9, 12), np.nextafter(f32(0.5), f32(0)), dtype=np.float32)
+        compare("fs float TIFF just below 0.5 (first pixel goes down) == reference", below,
+                ".tif", "fs", 2, tmp=tmp)
+        below6 = np.full((5, 7), np.nextafter(f32(1 / 6), f32(0)), dtype=np.float32)
+        compare("jjn float TIFF just below 1/6, levels 4 == reference", below6, ".tif", "jjn", 4,
                 tmp=tmp)
     T.finish()
 

@@ -438,6 +438,77 @@ check_hand_values (void)
   gfx_image_free (&out);
 }
 
+/* The quantiser against exact arithmetic: v * (L - 1) is exact in double (a 24-bit
+ * significand times an integer below 2^9), so the nearest level is floor of it + 1/2.
+ * Checked at and around every midpoint, where a rounded "+ 0.5f" went wrong, and on random
+ * floats; and the two-level threshold the fast paths compare with. */
+static int
+exact_index (float v, int levels)
+{
+  double t = floor ((double) v * (levels - 1) + 0.5);
+  return t < 0 ? 0 : t > levels - 1 ? levels - 1 : (int) t;
+}
+
+static void
+check_quantizer_exact (void)
+{
+  static const int levels[] = { 2, 3, 4, 5, 7, 16, 100, 255, 256 };
+  int bad = 0, checked = 0;
+  for (size_t l = 0; l < sizeof levels / sizeof *levels; l++)
+    {
+      int L = levels[l];
+      for (int q = 0; q < L - 1; q++)
+        {
+          float v = (float) ((2.0 * q + 1.0) / (2.0 * (L - 1)));
+          for (int k = 0; k < 3; k++)
+            v = nextafterf (v, 0.0f);
+          for (int k = 0; k < 7; k++, v = nextafterf (v, 2.0f), checked++)
+            if (gfx_quantize_index (v, L) != exact_index (v, L) && bad++ < 5)
+              printf ("  levels %d: v = %.9g gives %d, the nearest level is %d\n", L, v,
+                      gfx_quantize_index (v, L), exact_index (v, L));
+        }
+      for (int i = 0; i < 20000; i++, checked++)
+        {
+          float v = (float) (rng () % 3000000) / 2000000.0f - 0.25f;
+          if (gfx_quantize_index (v, L) != exact_index (v, L) && bad++ < 5)
+            printf ("  levels %d: v = %.9g gives %d, the nearest level is %d\n", L, v,
+                    gfx_quantize_index (v, L), exact_index (v, L));
+        }
+    }
+  CHECK (!bad, "quantiser == nearest level in exact arithmetic (%d values, %d differ)",
+         checked, bad);
+  float below = nextafterf (0.5f, 0.0f);
+  CHECK (gfx_quantize_index (below, 2) == 0 && gfx_quantize_index (0.5f, 2) == 1
+           && (below >= GFX_LEVEL2_THRESHOLD) == 0 && (0.5f >= GFX_LEVEL2_THRESHOLD) == 1
+           && gfx_quantize_index (NAN, 2) == 0 && gfx_quantize_index (-0.0f, 4) == 0,
+         "two levels: 0.5 goes up, the float below it down, NaN to 0 (threshold %g)",
+         GFX_LEVEL2_THRESHOLD);
+}
+
+/* A float row of the value just below 0.5 (Floyd-Steinberg, 1 x 5): each pixel's error
+ * carries 7/16 on; the first is below the midpoint, so 0 1 0 1 0 by hand, on the fast
+ * path as on the reference. */
+static void
+check_just_below_midpoint (void)
+{
+  gfx_image in, out, ref;
+  gfx_error err;
+  gfx_image_alloc (&in, 5, 1, 1, false, GFX_F32, &err);
+  gfx_image_alloc (&out, 5, 1, 1, false, GFX_F32, &err);
+  gfx_image_alloc (&ref, 5, 1, 1, false, GFX_F32, &err);
+  for (int i = 0; i < 5; i++)
+    ((float *) in.pixels)[i] = nextafterf (0.5f, 0.0f);
+  gfx_halftone_ref (&in, &ref, GFX_KERNEL_FS, 2, &err);
+  gfx_status st = gfx_halftone_cpu (&in, &out, GFX_KERNEL_FS, 2, NULL, &err);
+  const float *o = out.pixels, *r = ref.pixels;
+  CHECK (st == GFX_OK && o[0] == 0.0f && o[1] == 1.0f && o[2] == 0.0f && o[3] == 1.0f
+           && o[4] == 0.0f && memcmp (o, r, 5 * sizeof *o) == 0,
+         "a row just below 0.5 gives 0 1 0 1 0: %g %g %g %g %g", o[0], o[1], o[2], o[3], o[4]);
+  gfx_image_free (&in);
+  gfx_image_free (&out);
+  gfx_image_free (&ref);
+}
+
 /* gfx_halftone_filter.rows_causal: a result's first rows are the result of those rows
  * alone (errors only flow down), for every kernel, through the filter's own apply(). */
 static void
@@ -508,6 +579,8 @@ main (void)
     }
   static const int levels[] = { 2, 3, 16, 256 };
   check_hand_values ();
+  check_quantizer_exact ();
+  check_just_below_midpoint ();
   for (int k = 0; k < GFX_KERNEL_COUNT; k++)
     for (int l = 0; l < 4; l++)
       for (int d = 0; d < 3; d++)

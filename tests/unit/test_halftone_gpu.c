@@ -38,6 +38,8 @@ make_image (int w, int h, int channels, gfx_depth depth)
       printf ("FAIL allocating a %dx%d test image: %s\n", w, h, err.msg);
       exit (1);
     }
+  const float near_midpoint[5] = { 0.5f, 1.0f / 3.0f, nextafterf (0.5f, 0.0f),
+                                   nextafterf (1.0f / 6.0f, 0.0f), 0.0f };
   size_t n = gfx_image_samples (&img);
   for (size_t i = 0; i < n; i++)
     {
@@ -46,8 +48,8 @@ make_image (int w, int h, int channels, gfx_depth depth)
       float v = 0.7f * ramp + 0.3f * (float) (rng () % 1000) / 999.0f;
       if (depth == GFX_F32 && rng () % 40 == 0)
         v = v * 1.3f - 0.15f;
-      if (depth == GFX_F32 && rng () % 16 == 0)
-        v = (rng () & 1) ? 0.5f : 1.0f / 3.0f;
+      if (depth == GFX_F32 && rng () % 16 == 0) /* midpoints and the floats just below */
+        v = near_midpoint[rng () % 5];
       gfx_sample_set (&img, i, v);
     }
   return img;
