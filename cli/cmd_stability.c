@@ -114,5 +114,10 @@ stability_main (int argc, char **argv)
     }
   if (o.stabilise[0])
     return stabilise ("stability", &f, &o, args.pos[0]);
-  return st.all_stable ? CLI_OK : CLI_UNSTABLE;
+  if (st.all_stable)
+    return CLI_OK;
+  char list[256];
+  gfx_iir_unstable_list (&st, list, sizeof list);
+  return cli_fail ("stability", CLI_UNSTABLE, "'%s' is unstable in %s; '--stabilise OUT' "
+                   "writes a stable copy", args.pos[0], list);
 }

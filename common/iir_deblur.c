@@ -95,11 +95,8 @@ gfx_iir_filter_image (const gfx_iir_filter *f, const gfx_image *in, gfx_image *o
 static gfx_status
 refuse_unstable (const char *path, const gfx_iir_stability *st, gfx_error *err)
 {
-  char list[256] = "";
-  for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
-    if (!st->stable[q])
-      snprintf (list + strlen (list), sizeof list - strlen (list), "%sq%d (margin %.4g)",
-                list[0] ? ", " : "", q + 1, st->margin[q]);
+  char list[256];
+  gfx_iir_unstable_list (st, list, sizeof list);
   return gfx_fail (err, GFX_ERR_UNSTABLE, "filter file '%s' is unstable in %s: a root of "
                    "B(z1,z2) lies on or outside the unit circle; stabilise it with "
                    "'gpufx stability FILE --stabilise OUT' or identify it again", path, list);

@@ -3,6 +3,7 @@
 
 #include <complex.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,6 +117,18 @@ quadrant_max_root (const gfx_iir_filter *f, int q, int samples, double *max_root
       }
   *max_root = mx;
   return GFX_OK;
+}
+
+void
+gfx_iir_unstable_list (const gfx_iir_stability *st, char *list, size_t size)
+{
+  size_t used = 0;
+  if (size)
+    list[0] = '\0';
+  for (int q = 0; q < GFX_IIR_QUADRANTS && used < size; q++)
+    if (!st->stable[q])
+      used += (size_t) snprintf (list + used, size - used, "%sq%d (margin %.4g)",
+                                 used ? ", " : "", q + 1, st->margin[q]);
 }
 
 gfx_status

@@ -10,6 +10,7 @@
 #define GFX_IIR_STABILITY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "image.h"
 #include "iir_filter.h"
@@ -28,6 +29,9 @@ typedef struct {
  * a bad sample count, GFX_ERR_INTERNAL if LAPACK fails.  The filter must be valid. */
 gfx_status gfx_iir_stability_check (const gfx_iir_filter *f, int samples,
                                     gfx_iir_stability *st, gfx_error *err);
+
+/* "q2 (margin -0.1), q4 (margin -inf)": the unstable quadrants of st, for messages. */
+void gfx_iir_unstable_list (const gfx_iir_stability *st, char *list, size_t size);
 
 /* The roots of one locus of quadrant q (0..3): locus 0 = roots in z1 for z2 on the circle,
  * 1 = roots in z2 for z1 on the circle.  Writes up to max_roots complex roots as (re, im)

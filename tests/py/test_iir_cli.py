@@ -64,6 +64,10 @@ def main():
         want = f"q2 unstable margin {margin(0.6, 0.5):.4f}"
         T.check(r.returncode == 3 and want in r.stdout, f"unstable q2: exit 3 and '{want}'",
                 f"exit {r.returncode}: {r.stdout}")
+        lines = r.stderr.strip().splitlines()
+        T.check(len(lines) == 1 and "unstable in q2 (margin" in lines[0] and "q1" not in lines[0]
+                and "--stabilise" in lines[0],
+                "exit 3 comes with one line on stderr naming q2 alone and --stabilise", r.stderr)
         if os.path.exists(png):
             img = T.load(png)
             T.check(img.shape[:2] == (256, 256), "--plot writes 2 x 2 panels of 128",
