@@ -107,7 +107,33 @@ def main():
         T.check(r.returncode == 2 and r.stderr.count("\n") == 1 and
                 "filter-file: the file name is too long (5000 bytes; at most 4095)" in r.stderr,
                 "a 5000-byte --filter: exit 2, one line with the length and the limit", r.stderr)
+        readme_example(d)
     T.finish()
+
+
+def readme_example(d):
+    """The README's filter-file example, its q1 blocks repeated for q2-q4, reads, is stable
+    and keeps a flat image as it was (its a and b have equal sums, as it says)."""
+    with open(os.path.join(T.ROOT, "README.md")) as f:
+        readme = f.read()
+    m = re.search(r"\n    (gpufx-iir 1\n(?:    .*\n)+?)    q2 a \.\.\.", readme)
+    if not m:
+        T.check(False, "README has the filter-file example")
+        return
+    lines = [re.sub(r"#.*", "", ln).strip() for ln in m.group(1).splitlines()]
+    head, q1 = lines[:2], "\n".join(lines[2:])
+    path = os.path.join(d, "readme.iir")
+    with open(path, "w") as f:
+        f.write("\n".join(head) + "\n" + "".join(q1.replace("q1 ", f"q{q} ") + "\n"
+                                                  for q in range(1, 5)))
+    r = T.run_cli("stability", path)
+    T.check(r.returncode == 0 and r.stdout.count("stable margin") == 4,
+            "the README's filter-file example reads and is stable", r.stdout + r.stderr)
+    src, out = os.path.join(d, "flat.png"), os.path.join(d, "flat_out.png")
+    T.save(src, np.full((9, 11), 100, np.uint8))
+    r = T.run_cli("deblur", src, out, "--filter", path, "--backend", "cpu", "--quiet")
+    T.check(r.returncode == 0 and np.all(T.load(out) == 100),
+            "the README's example keeps a flat image as it was", r.stderr)
 
 
 main()
