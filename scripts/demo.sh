@@ -16,7 +16,7 @@ run "$gpufx" halftone "$data/camera.png" "$out/halftone-camera.png" --compare "$
 run "$gpufx" halftone "$data/astronaut.png" "$out/halftone-astronaut.png" --kernel jjn --compare "$out/halftone-astronaut-compare.png" --quiet
 
 echo "demo: local enhance"
-run "$gpufx" enhance "$data/moon.png" "$out/enhance-moon.png" --window 7 --compare "$out/enhance-moon-compare.png" --mask-out "$out/enhance-moon-mask.png" --quiet
+run "$gpufx" enhance "$data/coffee.png" "$out/enhance-coffee.png" --window 7 --compare "$out/enhance-coffee-compare.png" --mask-out "$out/enhance-coffee-mask.png" --quiet
 run "$gpufx" enhance "$data/camera.png" "$out/enhance-camera.png" --window 3 --compare "$out/enhance-camera-compare.png" --quiet
 
 echo "demo: IIR deblur (filter identified automatically from the blurred photo's edges)"
