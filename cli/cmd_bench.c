@@ -25,7 +25,7 @@ static void
 usage (FILE *to)
 {
   fprintf (to,
-           "usage: gpufx bench [--quick] [--repeat N]\n"
+           "Usage: gpufx bench [--quick] [--repeat N]\n"
            "       gpufx bench FILTER --input FILE [--repeat N] [--tsv] [FILTER OPTIONS]\n"
            "       gpufx bench --gpu-name\n"
            "       gpufx bench --copy IN OUT [--threshold]   (I/O baseline: decode, encode)\n"

@@ -95,7 +95,7 @@ bench_file (const gfx_filter *f, const char *input, int argc, char **argv, const
   char why[GFX_MSG_LEN];
   for (int g = 0; g <= 1; g++)
     if (backend < 0 && g && !gfx_backend_gpu_usable (why, sizeof why))
-      fprintf (o->tsv ? stderr : stdout, "%-9s %-32s gpu  n/a: %s\n", f->name, what, why);
+      fprintf (o->tsv ? stderr : stdout, BENCH_ROW_HEAD "gpu  n/a: %s\n", f->name, what, why);
     else if (backend < 0 || backend == (g ? GFX_BACKEND_GPU : GFX_BACKEND_CPU))
       {
         if (backend < 0)

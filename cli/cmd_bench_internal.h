@@ -8,6 +8,10 @@
 
 #define BENCH_MAX_REPEAT 1000
 
+/* The table's first two columns, filter and case ("2048x2048 32-bit float filter=..."),
+ * wide enough for the longest case so that the times line up. */
+#define BENCH_ROW_HEAD "%-9s %-40s "
+
 typedef struct {
   int repeat;
   int tsv;

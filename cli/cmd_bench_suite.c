@@ -78,7 +78,7 @@ run_case (const bench_case *c, const char *filter_file, int gpu, const bench_opt
   const gfx_filter *f = bench_find_filter (c->filter);
   if (!f)
     {
-      printf ("%-9s %-32s n/a: not in this build\n", c->filter, what);
+      printf (BENCH_ROW_HEAD "n/a: not in this build\n", c->filter, what);
       return 0;
     }
   gfx_error err = { 0 };
@@ -86,10 +86,10 @@ run_case (const bench_case *c, const char *filter_file, int gpu, const bench_opt
   void *values = calloc (1, f->params->size);
   int bad = 0;
   if (!values || synthetic (&in, c->w, c->h, c->depth, &err) != GFX_OK)
-    bad = printf ("%-9s %-32s n/a: %s\n", f->name, what, values ? err.msg : "out of memory") > 0;
+    bad = printf (BENCH_ROW_HEAD "n/a: %s\n", f->name, what, values ? err.msg : "out of memory") > 0;
   else if (gfx_params_defaults (f->params, values),
            bench_set_option (f, values, c->option, c->value ? c->value : filter_file, &err) != GFX_OK)
-    bad = printf ("%-9s %-32s n/a: %s\n", f->name, what, err.msg) > 0;
+    bad = printf (BENCH_ROW_HEAD "n/a: %s\n", f->name, what, err.msg) > 0;
   for (int g = 0; !bad && g <= gpu; g++)
     {
       bench_set_backend (f, values, g ? GFX_BACKEND_GPU : GFX_BACKEND_CPU);
@@ -109,7 +109,7 @@ bench_suite (int quick, const bench_opts *o)
   printf ("gpufx bench: in-process compute time, median of %d runs after a warm-up, synthetic "
           "images\nCPU: %d threads; GPU: %s%s%s\n", o->repeat, gfx_threads (),
           gpu ? "" : "none (", gpu_name, gpu ? "" : ")");
-  printf ("%-9s %-32s %-4s %10s %10s %9s\n", "filter", "image", "path", "median", "min",
+  printf (BENCH_ROW_HEAD "%-4s %10s %10s %9s\n", "filter", "image", "path", "median", "min",
           "Mpixel/s");
   int fails = 0;
   if (write_bench_filter (filter_file, sizeof filter_file, &err) != GFX_OK)

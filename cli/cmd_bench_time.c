@@ -83,7 +83,7 @@ bench_one (const gfx_filter *f, const gfx_image *in, void *values, const char *w
   const char *be = gfx_backend_choices[used];
   if (st != GFX_OK)
     {
-      fprintf (o->tsv ? stderr : stdout, "%-9s %-32s n/a: %s\n", f->name, what, err.msg);
+      fprintf (o->tsv ? stderr : stdout, BENCH_ROW_HEAD "n/a: %s\n", f->name, what, err.msg);
       return 1;
     }
   if (o->tsv)
@@ -95,7 +95,7 @@ bench_one (const gfx_filter *f, const gfx_image *in, void *values, const char *w
   char tm[32], tmin[32];
   print_time (tm, sizeof tm, med);
   print_time (tmin, sizeof tmin, min);
-  printf ("%-9s %-32s %-4s %10s %10s %9.1f\n", f->name, what, be, tm, tmin,
+  printf (BENCH_ROW_HEAD "%-4s %10s %10s %9.1f\n", f->name, what, be, tm, tmin,
           (double) in->width * in->height / med * 1e-6);
   fflush (stdout);
   return 0;

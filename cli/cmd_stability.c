@@ -25,7 +25,7 @@ typedef struct {
 #define FIELD(f) offsetof (stability_opts, f)
 
 static const gfx_param_desc stability_params[] = {
-  { .name = "plot", .type = GFX_PT_STRING, .offset = FIELD (plot),
+  { .name = "plot", .type = GFX_PT_STRING, .offset = FIELD (plot), .cli_value = " PNG",
     .help = "save the root loci of the four quadrants as a picture (PNG ...)" },
   { .name = "samples", .type = GFX_PT_INT, .offset = FIELD (samples),
     .def = GFX_IIR_STAB_SAMPLES, .min = 4, .max = 1 << 20,

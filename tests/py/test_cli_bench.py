@@ -44,6 +44,11 @@ def suite(gpu):
         ok = path in ("cpu", "gpu") and med and mn and 0 < mn <= med
         T.check(ok, f"bench --quick row has a path and times: {l.split()[0]} {path}", l)
         seen.setdefault(l.split()[0], set()).add(path)
+    header = [l for l in r.stdout.splitlines() if l.startswith("filter ")]
+    cols = {l.index(" path ") + 1 for l in header}
+    cols |= {re.search(r" (cpu|gpu) ", l).start() + 1 for l in rows if "n/a" not in l}
+    T.check(len(header) == 1 and len(cols) == 1, "bench --quick: every row's path lines up "
+            "under the header's", f"columns {sorted(cols)}")
     for f in ("halftone", "enhance", "deblur"):
         want = {"cpu", "gpu"} if gpu else {"cpu"}
         T.check(want <= seen.get(f, set()), f"bench --quick times {f} on {sorted(want)}",
@@ -124,7 +129,7 @@ def usage(src):
     T.check(r.returncode != 0 and "/nonexistent/x.png" in r.stderr,
             "bench with a missing input names the file", r.stderr.strip())
     r = T.run_cli("bench", "--help")
-    T.check(r.returncode == 0 and r.stdout.startswith("usage: gpufx bench"),
+    T.check(r.returncode == 0 and r.stdout.startswith("Usage: gpufx bench"),
             "bench --help", r.stdout[:80])
 
 
