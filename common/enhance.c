@@ -15,23 +15,7 @@ gfx_enhance_check_input (const gfx_image *in, const gfx_enhance_params *p, gfx_e
     return st;
   if (!in || !in->pixels || in->width < 1 || in->height < 1)
     return gfx_fail (err, GFX_ERR_INPUT, "the image is empty");
-  if (in->depth != GFX_F32)
-    return GFX_OK;
-  int cc = gfx_image_color_channels (in);
-  size_t n = (size_t) in->width * in->height;
-  const float *px = in->pixels;
-  for (size_t i = 0; i < n; i++)
-    for (int c = 0; c < cc; c++)
-      {
-        float v = px[i * in->channels + c];
-        if (!(fabsf (v) <= (float) GFX_ENHANCE_FLOAT_LIMIT))
-          return gfx_fail (err, GFX_ERR_INPUT,
-                           "pixel (%zu, %zu) channel %d = %g: float images must hold finite "
-                           "values from -%g to %g for local enhance",
-                           i % in->width, i / in->width, c, v, GFX_ENHANCE_FLOAT_LIMIT,
-                           GFX_ENHANCE_FLOAT_LIMIT);
-      }
-  return GFX_OK;
+  return gfx_image_check_range (in, GFX_ENHANCE_FLOAT_LIMIT, "local enhance", err);
 }
 
 static gfx_status

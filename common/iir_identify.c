@@ -291,7 +291,11 @@ check_images (const gfx_image *blurred, const gfx_image *sharp, int m1, int m2, 
   if (blurred->width < 2 * m2 || blurred->height < 2 * m1)
     return gfx_fail (err, GFX_ERR_INPUT, "image %d x %d is too small for a %d x %d mask",
                      blurred->width, blurred->height, m1, m2);
-  return GFX_OK;
+  gfx_status st = gfx_image_check_range (blurred, INFINITY, "identification (blurred image)",
+                                         err);
+  if (st == GFX_OK && sharp)
+    st = gfx_image_check_range (sharp, INFINITY, "identification (sharp reference)", err);
+  return st;
 }
 
 gfx_status

@@ -79,6 +79,13 @@ bool gfx_image_opaque (const gfx_image *img);
  * that encoding loses nothing.  A float sample within 1e-3 of a level counts as one. */
 bool gfx_image_fits_bits (const gfx_image *img, int bits, bool with_alpha);
 
+/* GFX_OK when every colour sample of a float image is finite and, for a finite limit,
+ * within [-limit, limit] (integer images always are); else GFX_ERR_INPUT naming the first
+ * pixel outside, its channel and value, the range and `what` (the filter).  A NaN or an
+ * infinity would otherwise spread through an error diffusion or a recursion. */
+gfx_status gfx_image_check_range (const gfx_image *img, double limit, const char *what,
+                                  gfx_error *err);
+
 /* Copies one channel into a float plane of width*height values (gfx_sample_get scale). */
 void gfx_image_get_plane (const gfx_image *img, int channel, float *plane);
 

@@ -1,4 +1,4 @@
-/* Whether an image's samples fit a narrower encoding (see image.h). */
+/* Whether an image's samples fit a narrower encoding, or a filter's range (see image.h). */
 #include <math.h>
 
 #include "image.h"
@@ -39,4 +39,30 @@ gfx_image_fits_bits (const gfx_image *img, int bits, bool with_alpha)
       if (!on_level (img, p * img->channels + c, bits))
         return false;
   return true;
+}
+
+gfx_status
+gfx_image_check_range (const gfx_image *img, double limit, const char *what, gfx_error *err)
+{
+  if (img->depth != GFX_F32)
+    return GFX_OK;
+  const int cc = gfx_image_color_channels (img);
+  const size_t n = (size_t) img->width * img->height;
+  const float *px = img->pixels;
+  const float lim = isinf (limit) ? INFINITY : (float) limit;
+  for (size_t i = 0; i < n; i++)
+    for (int c = 0; c < cc; c++)
+      {
+        float v = px[i * img->channels + c];
+        if (isfinite (v) && fabsf (v) <= lim)
+          continue;
+        if (isinf (limit))
+          return gfx_fail (err, GFX_ERR_INPUT, "pixel (%zu, %zu) channel %d = %g: float "
+                           "images must hold finite values for %s", i % img->width,
+                           i / img->width, c, v, what);
+        return gfx_fail (err, GFX_ERR_INPUT, "pixel (%zu, %zu) channel %d = %g: float images "
+                         "must hold finite values from -%g to %g for %s", i % img->width,
+                         i / img->width, c, v, limit, limit, what);
+      }
+  return GFX_OK;
 }

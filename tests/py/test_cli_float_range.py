@@ -1,0 +1,77 @@
+"""Float images with a NaN or an infinity are refused, by every filter, before any work.
+
+One such sample used to spread through the halftone's error diffusion (every pixel it
+reached became 0, or 1 for +inf) and through the deblur's recursion (every sample
+non-finite), with exit status 0; local enhance already refused it.  Now each command
+exits 2 with one line naming the pixel, its channel and value, and writes nothing.  Large
+finite values are still filtered (GIMP's float images may leave [0, 1]); alpha is not
+checked (it is copied)."""
+import os
+
+import numpy as np
+
+import gfxtest as T
+
+T.require_cli("float range")
+
+FILTER_3X3 = "gpufx-iir 1\nmask 1 1\n" + "".join(f"q{q} a 1\nq{q} b 1\n" for q in range(1, 5))
+
+
+def refused(r, out, what, needle):
+    lines = r.stderr.strip().splitlines()
+    T.check(r.returncode == 2 and len(lines) == 1 and needle in lines[0]
+            and "pixel (4, 3) channel 0" in lines[0] and not os.path.exists(out),
+            f"{what}: exit 2, one line naming pixel (4, 3) and '{needle}', no output",
+            f"exit {r.returncode}: {r.stderr.strip()}")
+
+
+def main():
+    with T.tmpdir() as d:
+        filt = os.path.join(d, "identity.iir")
+        with open(filt, "w") as f:
+            f.write(FILTER_3X3)
+        out = os.path.join(d, "out.tif")
+        commands = {
+            "halftone": ["halftone", None, out],
+            "deblur": ["deblur", None, out, "--filter", filt],
+            "enhance": ["enhance", None, out],
+        }
+        for bad, label in ((np.nan, "NaN"), (np.inf, "+inf"), (-np.inf, "-inf")):
+            img = T.noise(10, 8, 1, np.float32, seed=3)
+            img[3, 4] = bad
+            src = os.path.join(d, "bad.tif")
+            T.save(src, img)
+            for name, argv in commands.items():
+                argv = [a if a is not None else src for a in argv]
+                r = T.run_cli(*argv, "--backend", "cpu", "--quiet")
+                refused(r, out, f"{name} of a float image with {label}", "finite values")
+            r = T.run_cli("identify", "--blurred", src, "--auto", "--output",
+                          os.path.join(d, "f.iir"))
+            refused(r, os.path.join(d, "f.iir"), f"identify of a float image with {label}",
+                    "finite values")
+        big = T.noise(10, 8, 1, np.float32, seed=4) * 1e6
+        src = os.path.join(d, "big.tif")
+        T.save(src, big)
+        for name in ("halftone", "deblur"):
+            argv = [a if a is not None else src for a in commands[name]]
+            r = T.run_cli(*argv, "--backend", "cpu", "--quiet")
+            T.check(r.returncode == 0 and os.path.exists(out),
+                    f"{name}: large finite float values are filtered", r.stderr.strip())
+            if os.path.exists(out):
+                os.remove(out)
+        img = T.noise(10, 8, 1, np.float32, seed=5)
+        img[3, 4] = 17.0
+        T.save(src, img)
+        r = T.run_cli("enhance", src, out, "--backend", "cpu", "--quiet")
+        refused(r, out, "enhance of a float image with 17", "from -16 to 16")
+        rgba = T.noise(10, 8, 4, np.float32, seed=6)
+        rgba[3, 4, 3] = np.nan
+        T.save(src, rgba)
+        r = T.run_cli("halftone", src, out, "--backend", "cpu", "--quiet")
+        T.check(r.returncode == 0, "halftone: a NaN in alpha alone is copied, not refused",
+                r.stderr.strip())
+    T.finish()
+
+
+if __name__ == "__main__":
+    main()
