@@ -16,6 +16,7 @@ typedef struct {
   enh_key_kind kind;
   const void *key;  /* w*h keys */
   void *key_owned;  /* key, when built here */
+  float fix_scale;  /* float images: gfx_enh_fix's scale */
   int *idx;         /* idx[e] = reflected column of e - r, e in [0, w + 2r] */
   gfx_enh_thresholds th;
   uint8_t *dec;     /* this plane's w*h decisions */
@@ -63,7 +64,7 @@ key_row (const enh_job *j, int y)
         {
           const float *px = (const float *) in->pixels + s;
           float v = lum ? gfx_enh_luma_float (px[0], px[1], px[2]) : px[j->plane];
-          ((int32_t *) j->key_owned)[base + x] = gfx_enh_fix (v);
+          ((int32_t *) j->key_owned)[base + x] = gfx_enh_fix (v, j->fix_scale);
         }
       else if (in->depth == GFX_U16)
         {
@@ -310,6 +311,10 @@ job_init (enh_job *j, const gfx_image *in, const gfx_enhance_params *p, gfx_prog
     return gfx_fail (err, GFX_ERR_NOMEM, "out of memory");
   for (int e = 0; e <= j->w + 2 * j->r; e++)
     j->idx[e] = gfx_enh_reflect (e - j->r, j->w);
+  if (in->depth == GFX_F32) /* a preview's keys are the whole region's */
+    j->fix_scale = p->region.n ? p->region.fix_scale
+                               : gfx_enh_fix_scale (in->pixels, (size_t) j->w * j->h,
+                                                    in->channels, gfx_image_color_channels (in));
   return GFX_OK;
 }
 
@@ -363,8 +368,12 @@ gfx_enhance_region_totals (const gfx_image *in, const gfx_enhance_params *p,
   int n_workers;
   enh_job j;
   memset (region, 0, sizeof *region);
+  gfx_enhance_params own = *p;
+  own.region.n = 0; /* the keys of this image, not of an earlier region */
   if (st == GFX_OK)
-    st = job_init (&j, in, p, NULL, &n_workers, err);
+    st = job_init (&j, in, &own, NULL, &n_workers, err);
+  if (st == GFX_OK)
+    region->fix_scale = j.fix_scale;
   for (int pl = 0; st == GFX_OK && pl < enh_planes (in, p) && pl < 3; pl++)
     {
       gfx_i128 t1;

@@ -2,7 +2,8 @@
  * compile the very same expressions.
  *
  * Exactness: the statistics are built from integer "keys" (8/16-bit samples or luma as
- * integers; float samples as round(v * 2^20)).  Window sums S1 = sum k, S2 = sum k^2 over
+ * integers; float samples as round(v * scale), scale the power of two that gives the
+ * image's largest sample 24 bits: gfx_enh_fix_scale).  Window sums S1 = sum k, S2 = sum k^2 over
  * the N = n*n window and the image totals T1, T2 over P pixels are exact integers (the
  * window sums may be accumulated with wrap-around in unsigned types: the true window sum
  * fits, so the modular result is the true one).  With D = N*S2 - S1^2 (also exact),
@@ -14,6 +15,7 @@
 #define GFX_ENHANCE_MATH_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hd.h"
@@ -55,12 +57,30 @@ gfx_enh_luma_float (float r, float g, float b)
   return (0.2126f * r + 0.7152f * g) + 0.0722f * b;
 }
 
-/* Fixed-point key of a float sample; the caller has checked |v| <= 16 (so |key| <= 2^24
- * and n*n squared keys stay below 2^64).  rintf rounds half to even on both sides. */
+/* Fixed-point key of a float sample, scale from gfx_enh_fix_scale (so |key| <= 2^24, up to
+ * the luma's rounding, and n*n squared keys stay below 2^64).  The product is exact (a
+ * power of two); rintf rounds half to even on both sides. */
 GFX_HD int32_t
-gfx_enh_fix (float v)
+gfx_enh_fix (float v, float scale)
 {
-  return (int32_t) rintf (v * (float) (1 << 20));
+  return (int32_t) rintf (v * scale);
+}
+
+/* The scale of a float image's keys: 2^(24 - e) for |samples| < 2^e, over its colour
+ * channels (cc of every pixel's channels), so the keys have 24 bits whatever the image's
+ * brightness: the rule is scale-invariant, and a dark picture is decided as the same
+ * picture brighter (a fixed 2^20 misjudged thousands of pixels of an image 1000 times
+ * darker).  Capped at 2^127: samples below 2^-103 keep fewer bits.  Host only. */
+static inline float
+gfx_enh_fix_scale (const float *px, size_t pixels, int channels, int cc)
+{
+  float max_abs = 0.0f;
+  for (size_t i = 0; i < pixels; i++)
+    for (int c = 0; c < cc; c++)
+      max_abs = fmaxf (max_abs, fabsf (px[i * (size_t) channels + c]));
+  int e;
+  frexpf (max_abs, &e);
+  return ldexpf (1.0f, 24 - e < 127 ? 24 - e : 127);
 }
 
 /* Conversions of 128-bit integers to double by halves: a fixed expression, so host and

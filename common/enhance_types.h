@@ -14,6 +14,7 @@ typedef struct {
   uint64_t n; /* pixels of the whole region */
   int64_t t1_hi[3];
   uint64_t t1_lo[3], t2_hi[3], t2_lo[3];
+  float fix_scale; /* float images: the whole region's key scale (gfx_enh_fix_scale) */
 } gfx_enhance_region;
 
 typedef enum { GFX_RULE_3RD = 0, GFX_RULE_4TH } gfx_enhance_rule;
@@ -28,11 +29,5 @@ typedef struct {
   int backend;     /* gfx_backend */
   gfx_enhance_region region; /* preview only, see above; not in the parameter table */
 } gfx_enhance_params;
-
-/* Float images are converted to fixed point (value * 2^20) for exact sums; values must lie
- * within [-GFX_ENHANCE_FLOAT_LIMIT, GFX_ENHANCE_FLOAT_LIMIT] so that n*n squared values
- * still fit in 64 bits. */
-#define GFX_ENHANCE_FIX_BITS 20
-#define GFX_ENHANCE_FLOAT_LIMIT 16.0
 
 #endif

@@ -48,6 +48,7 @@ struct Plan {
   int w, h, ch, cc, planes, lum, direct, r, has_mask;
   size_t n, img_bytes, key_bytes;
   double maxv;
+  float fix_scale; /* float images: the keys' scale, from the image as on the CPU */
 };
 
 Plan
@@ -67,6 +68,9 @@ plan_of (const gfx_image *in, const gfx_image *mask, const gfx_enhance_params *p
   pl.img_bytes = gfx_image_bytes (in);
   pl.key_bytes = in->depth == GFX_U8 ? 1 : in->depth == GFX_U16 ? 2 : 4;
   pl.maxv = in->depth == GFX_U8 ? 255.0 : in->depth == GFX_U16 ? 65535.0 : 1.0;
+  pl.fix_scale = in->depth == GFX_F32 ? gfx_enh_fix_scale ((const float *) in->pixels, pl.n,
+                                                           pl.ch, pl.cc)
+                                      : 1.0f;
   return pl;
 }
 
@@ -115,7 +119,7 @@ launch_all (const Plan &pl, const gfx_enhance_params *p, int sms, gfx_error *err
           key = (const KT *) cache.key.p;
           if (what == GFX_ENH_TIME_ALL)
             CUDA_TRY ((enh_launch_keys<T, KT> (d_in, (KT *) cache.key.p, pl.n, pl.ch, pl.lum,
-                                               plane, cache.q.stream)));
+                                               plane, pl.fix_scale, cache.q.stream)));
         }
       EnhSink<KT> sink = {};
       if (pl.direct)

@@ -122,10 +122,10 @@ struct ApplyArgs {
 };
 
 /* Keys of one plane: luma (lum) or channel `plane` of an image of ch channels; floats as
- * fixed point. */
+ * fixed point (gfx_enh_fix with fix_scale). */
 template <class T, class KT>
 cudaError_t enh_launch_keys (const T *in, KT *key, size_t n, int ch, int lum, int plane,
-                             cudaStream_t s);
+                             float fix_scale, cudaStream_t s);
 
 /* Exact totals of n keys, then the thresholds into st->th (st->ticket must be 0). */
 template <class KT>

@@ -15,14 +15,16 @@ constexpr int RED_BLOCKS_PER_SM = 8;
 
 template <class T, class KT>
 __global__ void
-key_kernel (const T *__restrict__ in, KT *__restrict__ key, size_t n, int ch, int lum, int plane)
+key_kernel (const T *__restrict__ in, KT *__restrict__ key, size_t n, int ch, int lum, int plane,
+            float fix_scale)
 {
   size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
     return;
   const T *px = in + i * ch;
   if constexpr (sizeof (KT) == 4)
-    key[i] = gfx_enh_fix (lum ? gfx_enh_luma_float (px[0], px[1], px[2]) : px[plane]);
+    key[i] = gfx_enh_fix (lum ? gfx_enh_luma_float (px[0], px[1], px[2]) : px[plane],
+                          fix_scale);
   else
     key[i] = (KT) (lum ? gfx_enh_luma_int (px[0], px[1], px[2]) : px[plane]);
 }
@@ -232,10 +234,11 @@ apply_kernel (const T *__restrict__ in, T *__restrict__ out, const uint8_t *__re
 
 template <class T, class KT>
 cudaError_t
-enh_launch_keys (const T *in, KT *key, size_t n, int ch, int lum, int plane, cudaStream_t s)
+enh_launch_keys (const T *in, KT *key, size_t n, int ch, int lum, int plane, float fix_scale,
+                 cudaStream_t s)
 {
   key_kernel<T, KT><<<(unsigned) ((n + APPLY_THREADS - 1) / APPLY_THREADS), APPLY_THREADS, 0,
-                      s>>> (in, key, n, ch, lum, plane);
+                      s>>> (in, key, n, ch, lum, plane, fix_scale);
   return cudaPeekAtLastError ();
 }
 
@@ -267,7 +270,7 @@ enh_launch_apply (const T *in, T *out, const uint8_t *dec, const uint16_t *lut, 
 
 #define ENH_KEYS(T, KT)                                                                   \
   template cudaError_t enh_launch_keys<T, KT> (const T *, KT *, size_t, int, int, int,     \
-                                               cudaStream_t);
+                                               float, cudaStream_t);
 ENH_KEYS (uint8_t, uint8_t)
 ENH_KEYS (uint16_t, uint16_t)
 ENH_KEYS (float, int32_t)

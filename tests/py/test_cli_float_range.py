@@ -4,8 +4,9 @@ One such sample used to spread through the halftone's error diffusion (every pix
 reached became 0, or 1 for +inf) and through the deblur's recursion (every sample
 non-finite), with exit status 0; local enhance already refused it.  Now each command
 exits 2 with one line naming the pixel, its channel and value, and writes nothing.  Large
-finite values are still filtered (GIMP's float images may leave [0, 1]); alpha is not
-checked (it is copied)."""
+finite values are still filtered (GIMP's float images may leave [0, 1]), and local
+enhance decides a dark float picture as a bright one; alpha is not checked (it is
+copied)."""
 import os
 
 import numpy as np
@@ -23,6 +24,28 @@ def refused(r, out, what, needle):
             and "pixel (4, 3) channel 0" in lines[0] and not os.path.exists(out),
             f"{what}: exit 2, one line naming pixel (4, 3) and '{needle}', no output",
             f"exit {r.returncode}: {r.stderr.strip()}")
+
+
+def dark_like_bright(d):
+    """Local enhance decides a float picture 10^4 or 10^6 times darker as the 8-bit one:
+    its rule is scale-invariant and the float keys have 24 bits whatever the brightness
+    (in a fixed 2^-20 step the 10^-6 picture had every pixel enhanced, none)."""
+    cam = T.load(T.photo("camera.png"))
+    masks = {}
+    for name, img in (("8-bit", cam), ("1e-4", (cam / np.float32(255) * np.float32(1e-4))),
+                      ("1e-6", (cam / np.float32(255) * np.float32(1e-6)))):
+        src, mask = os.path.join(d, "dark.tif"), os.path.join(d, "mask.png")
+        T.save(src, img.astype(np.float32) if name != "8-bit" else img)
+        r = T.run_cli("enhance", src, os.path.join(d, "dark_out.tif"), "--backend", "cpu",
+                      "--quiet", "--mask-out", mask)
+        masks[name] = T.load(mask) if r.returncode == 0 else None
+    base = masks["8-bit"]
+    for name in ("1e-4", "1e-6"):
+        m = masks[name]
+        T.check(base is not None and m is not None and np.array_equal(base, m)
+                and 0 < np.count_nonzero(base) < base.size,
+                f"enhance: camera as float times {name} enhances the 8-bit image's pixels",
+                "" if m is None or base is None else f"{np.count_nonzero(m != base)} differ")
 
 
 def main():
@@ -60,10 +83,11 @@ def main():
             if os.path.exists(out):
                 os.remove(out)
         img = T.noise(10, 8, 1, np.float32, seed=5)
-        img[3, 4] = 17.0
+        img[3, 4] = 1e30
         T.save(src, img)
         r = T.run_cli("enhance", src, out, "--backend", "cpu", "--quiet")
-        refused(r, out, "enhance of a float image with 17", "from -16 to 16")
+        T.check(r.returncode == 0, "enhance takes a float image holding 1e30", r.stderr.strip())
+        dark_like_bright(d)
         rgba = T.noise(10, 8, 4, np.float32, seed=6)
         rgba[3, 4, 3] = np.nan
         T.save(src, rgba)

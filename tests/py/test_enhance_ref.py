@@ -6,7 +6,7 @@ clipped.  Real photographs (camera, moon, astronaut) and synthetic images, n fro
 
 Our path decides from exact integer sums; the float64 reference rounds.  A pixel may
 differ only where one of its statistics lies within a relative 1e-9 (1e-5 for float
-images, whose statistics we take in 2^-20 fixed point) of a threshold; such pixels are
+images, whose statistics we take in 24-bit fixed point) of a threshold; such pixels are
 counted and must stay rare.  Properties: local contrast rises in dark flat areas; the
 mask is exactly where the output differs from the input (E != 1, input not 0); bad
 parameters exit 2 naming the parameter."""
