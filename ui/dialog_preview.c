@@ -161,19 +161,57 @@ render_release (preview_render *r)
   g_free (r);
 }
 
-/* Draws r->out, converted to the 8-bit layout GimpDrawablePreview expects. */
+/* The selection's coverage (0..255) of the visible part, NULL when nothing is selected
+ * (a run then changes the whole drawable). */
+static guchar *
+selection_coverage (gint32 drawable, gfx_ui_rect visible)
+{
+  const gint32 image = gimp_item_get_image (drawable);
+  if (gimp_selection_is_empty (image))
+    return NULL;
+  gint ox, oy;
+  gimp_drawable_offsets (drawable, &ox, &oy);
+  GeglBuffer *sel = gimp_drawable_get_buffer (gimp_image_get_selection (image));
+  guchar *cover = g_malloc ((gsize) visible.width * visible.height);
+  gegl_buffer_get (sel, GEGL_RECTANGLE (visible.x + ox, visible.y + oy, visible.width,
+                                        visible.height),
+                   1.0, babl_format ("Y u8"), cover, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+  g_object_unref (sel);
+  return cover;
+}
+
+/* Draws r->out, converted to 8 bits, where the selection covers it and r->in elsewhere,
+ * as OK will leave the pixels.  The blend is ours: GimpDrawablePreview's own, when there
+ * is a selection, reads the buffer's rows at the selection's width instead of their
+ * stride (GIMP 2.10), which sheared the preview. */
 static void
 render_draw (gfx_dialog *dlg, preview_render *r)
 {
   const Babl *src = gfx_ui_drawable_format (dlg->drawable, NULL, NULL, NULL, NULL);
   const gfx_image *o = &r->out;
-  const char *layout = o->channels == 1 ? "Y' u8" : o->channels == 2 ? "Y'A u8"
-                       : o->channels == 3 ? "R'G'B' u8" : "R'G'B'A u8";
-  const Babl *dst = babl_format_with_space (layout, src);
-  guchar *buf = g_malloc ((gsize) o->width * o->height * o->channels);
-  babl_process (babl_fish (src, dst), o->pixels, buf, (long) o->width * o->height);
-  gimp_preview_draw_buffer (GIMP_PREVIEW (dlg->preview), buf, o->width * o->channels);
-  gfx_preview_dump_for_tests (dlg, buf, o->width, o->height, o->channels, r->reused != NULL);
+  const int ch = o->channels;
+  const char *layout = ch == 1 ? "Y' u8" : ch == 2 ? "Y'A u8" : ch == 3 ? "R'G'B' u8"
+                                                                 : "R'G'B'A u8";
+  const Babl *fish = babl_fish (src, babl_format_with_space (layout, src));
+  const gsize n = (gsize) o->width * o->height;
+  guchar *buf = g_malloc (n * ch);
+  babl_process (fish, o->pixels, buf, (long) n);
+  guchar *cover = selection_coverage (dlg->drawable, r->visible);
+  if (cover)
+    {
+      guchar *before = g_malloc (n * ch);
+      babl_process (fish, r->in.pixels, before, (long) n);
+      for (gsize i = 0; i < n * ch; i++)
+        buf[i] = (guchar) ((before[i] * (255 - cover[i / ch]) + buf[i] * cover[i / ch] + 127)
+                           / 255);
+      g_free (before);
+      g_free (cover);
+    }
+  static const GimpImageType types[] = { GIMP_GRAY_IMAGE, GIMP_GRAYA_IMAGE, GIMP_RGB_IMAGE,
+                                         GIMP_RGBA_IMAGE };
+  GimpPreviewArea *area = GIMP_PREVIEW_AREA (gimp_preview_get_area (GIMP_PREVIEW (dlg->preview)));
+  gimp_preview_area_draw (area, 0, 0, o->width, o->height, types[ch - 1], buf, o->width * ch);
+  gfx_preview_dump_for_tests (dlg, buf, o->width, o->height, ch, r->reused != NULL);
   g_free (buf);
 }
 

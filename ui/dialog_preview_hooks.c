@@ -18,6 +18,27 @@ gfx_preview_held_for_tests (gfx_progress *p)
   return gfx_progress_cancelled (p);
 }
 
+/* One 8-bit PNM (P5 gray, P6 RGB, P7 otherwise) of width x height samples of `channels`,
+ * rows `stride` bytes apart, with the comment "# at X Y source WHAT"; nothing without a
+ * path. */
+static void
+write_pnm (const char *path, int x, int y, const char *source, const guchar *buf, int stride,
+           int width, int height, int channels)
+{
+  FILE *f = path ? fopen (path, "wb") : NULL;
+  if (!f)
+    return;
+  if (channels == 1 || channels == 3)
+    fprintf (f, "P%d\n# at %d %d source %s\n%d %d\n255\n", channels == 1 ? 5 : 6, x, y,
+             source, width, height);
+  else
+    fprintf (f, "P7\n# at %d %d source %s\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL 255\nENDHDR\n",
+             x, y, source, width, height, channels);
+  for (int row = 0; row < height; row++)
+    fwrite (buf + (size_t) row * stride, 1, (size_t) width * channels, f);
+  fclose (f);
+}
+
 /* GPUFX_DIALOG_PREVIEW_DUMP=FILE writes each drawn preview as 8-bit PNM (P5 gray, P6 RGB,
  * P7 otherwise) with a comment "# at X Y source filtered" (or "source reused": the
  * filtered source was kept from an earlier render) giving its place in the drawable, so a
@@ -26,21 +47,17 @@ void
 gfx_preview_dump_for_tests (gfx_dialog *dlg, const guchar *buf, int width, int height,
                             int channels, gboolean reused)
 {
-  const char *path = g_getenv ("GPUFX_DIALOG_PREVIEW_DUMP");
-  FILE *f = path ? fopen (path, "wb") : NULL;
-  if (!f)
-    return;
   gint x, y;
   gimp_preview_get_position (GIMP_PREVIEW (dlg->preview), &x, &y);
   const char *source = reused ? "reused" : "filtered";
-  if (channels == 1 || channels == 3)
-    fprintf (f, "P%d\n# at %d %d source %s\n%d %d\n255\n", channels == 1 ? 5 : 6, x, y,
-             source, width, height);
-  else
-    fprintf (f, "P7\n# at %d %d source %s\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL 255\nENDHDR\n",
-             x, y, source, width, height, channels);
-  fwrite (buf, 1, (size_t) width * height * channels, f);
-  fclose (f);
+  write_pnm (g_getenv ("GPUFX_DIALOG_PREVIEW_DUMP"), x, y, source, buf, width * channels,
+             width, height, channels);
+  /* GPUFX_DIALOG_AREA_DUMP=FILE: what the preview widget shows (RGB, alpha over its
+   * checks), so a test sees the drawing itself. */
+  GimpPreviewArea *area = GIMP_PREVIEW_AREA (gimp_preview_get_area (GIMP_PREVIEW (dlg->preview)));
+  if (area->buf && area->width >= width && area->height >= height)
+    write_pnm (g_getenv ("GPUFX_DIALOG_AREA_DUMP"), x, y, source, area->buf, area->rowstride,
+               width, height, 3);
 }
 
 /* A render that failed writes the status line's message to the dump instead, as a line

@@ -17,13 +17,14 @@ cv2.imwrite(sys.argv[1], data.astronaut()[40:460, 20:500, ::-1])' "$work/big.png
   || { fail preview-exact-input "making the 480x420 RGB input failed"; exit 1; }
 test_filter "$work/good.iir" -0.1
 export GPUFX_DIALOG_PREVIEW_DUMP=$work/prev.pnm
+export GPUFX_DIALOG_AREA_DUMP=$work/area.pnm # what the widget shows
 select_box="60 50 250 200" # x y w h: inside the 300 x 300 preview, off the image's corner
 
 # preview NAME LAST DIALOG: a GIMP session runs LAST (which sets the last values), then
 # opens the dialog with DIALOG (cancelled after 3 s); the preview's dump must exist.
 preview () {
   local name=$1 last=$2 dialog=$3
-  rm -f "$work/prev.pnm"
+  rm -f "$work/prev.pnm" "$work/area.pnm"
   GPUFX_DIALOG_AUTO_CANCEL=3 gimp_batch "$work/$name.log" \
     "$(scm_run big.png discard.png "$last")" "$(scm_run big.png discard.png "$dialog")"
   batch_ok "$name-run" "$work/$name.log" $? || return 1
@@ -34,6 +35,13 @@ preview () {
 expect () {
   local why
   why=$(cmp same "$work/prev.pnm" "$2" 0) && pass "$1" || fail "$1" "$why"
+}
+
+# shown NAME REF: so does what the preview widget shows (GIMP's own drawing with a
+# selection sheared it: it stepped through the rows at the selection's width).
+shown () {
+  local why
+  why=$(cmp same "$work/area.pnm" "$2" 0) && pass "$1" || fail "$1" "$why"
 }
 
 # control NAME CMD ARGS...: the preview's area filtered alone differs from the preview.
@@ -67,12 +75,17 @@ if preview halftone-preview "($ht RUN-NONINTERACTIVE img drw 1 3 1 0 -1)" \
      "($ht RUN-INTERACTIVE img drw 0 2 0 0 -1)"; then
   cli halftone "$work/big.png" "$work/full.png" --kernel jjn --levels 3
   expect halftone-preview-equals-result "$work/full.png"
+  shown halftone-preview-shows-result "$work/full.png"
   control halftone-preview-control-visible-part-alone-differs halftone --kernel jjn --levels 3
 fi
 if preview halftone-preview-selection "$sel ($ht RUN-NONINTERACTIVE img drw 0 2 1 0 -1)" \
      "$sel ($ht RUN-INTERACTIVE img drw 1 3 0 0 -1)"; then
-  in_region halftone && expect halftone-preview-selection-equals-result "$work/region.png" \
-    || fail halftone-preview-selection-equals-result "the expected image could not be made"
+  if in_region halftone; then
+    expect halftone-preview-selection-equals-result "$work/region.png"
+    shown halftone-preview-selection-shows-result "$work/region.png"
+  else
+    fail halftone-preview-selection-equals-result "the expected image could not be made"
+  fi
 fi
 
 db=plug-in-gpufx-iir-deblur
@@ -84,9 +97,12 @@ if preview deblur-preview "($db RUN-NONINTERACTIVE img drw \"$work/good.iir\" 1)
 fi
 if preview deblur-preview-selection "$sel ($db RUN-NONINTERACTIVE img drw \"$work/good.iir\" 1)" \
      "$sel ($db RUN-INTERACTIVE img drw \"\" 0)"; then
-  in_region deblur --filter "$work/good.iir" \
-    && expect deblur-preview-selection-equals-result "$work/region.png" \
-    || fail deblur-preview-selection-equals-result "the expected image could not be made"
+  if in_region deblur --filter "$work/good.iir"; then
+    expect deblur-preview-selection-equals-result "$work/region.png"
+    shown deblur-preview-selection-shows-result "$work/region.png"
+  else
+    fail deblur-preview-selection-equals-result "the expected image could not be made"
+  fi
 fi
 
 # Moving the preview.  The last filtered source is kept: a preview moved where it needs the
