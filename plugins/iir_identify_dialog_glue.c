@@ -17,6 +17,7 @@
 typedef struct {
   gfx_dialog *dlg;
   GtkWidget *automatic, *sharp, *rows, *cols, *method, *report, *picture;
+  gchar *written; /* the filter file this dialog wrote last, or NULL */
 } identify_ui;
 
 typedef struct {
@@ -79,14 +80,54 @@ point_dialog_at (identify_ui *ui, const char *path)
     }
 }
 
-/* Writes the filter where the deblur parameters say (or a default) and points them there. */
+/* STEM.iir, or STEM-2.iir, STEM-3.iir ... : the first name no file has. */
+static gchar *
+free_name (const gchar *stem)
+{
+  gchar *path = g_strconcat (stem, ".iir", NULL);
+  for (int k = 2; g_file_test (path, G_FILE_TEST_EXISTS) && k < 100000; k++)
+    {
+      g_free (path);
+      path = g_strdup_printf ("%s-%d.iir", stem, k);
+    }
+  return path;
+}
+
+/* Where Identify writes: the file named in Filter file when there is none by that name
+ * yet or this dialog wrote it (Identify again replaces its own result); else a new
+ * NAME-identified.iir beside it (-2, -3 ... when taken), and with no name
+ * gpufx-identified.iir in GIMP's folder.  A filter file the user had is never replaced. */
+static gchar *
+identify_target (const identify_ui *ui, const char *named)
+{
+  if (named[0] && (!g_file_test (named, G_FILE_TEST_EXISTS)
+                   || (ui->written && strcmp (named, ui->written) == 0)))
+    return g_strdup (named);
+  if (!named[0])
+    {
+      gchar *stem = g_build_filename (gimp_directory (), "gpufx-identified", NULL);
+      gchar *path = free_name (stem);
+      g_free (stem);
+      return path;
+    }
+  gchar *dir = g_path_get_dirname (named), *base = g_path_get_basename (named);
+  gchar *dot = strrchr (base, '.'), *again = NULL;
+  if (dot && dot != base)
+    *dot = '\0';
+  if ((again = g_strrstr (base, "-identified")) && again != base) /* not NAME-identified-identified */
+    *again = '\0';
+  gchar *name = g_strconcat (base, "-identified", NULL);
+  gchar *stem = g_build_filename (dir, name, NULL), *path = free_name (stem);
+  g_free (dir), g_free (base), g_free (name), g_free (stem);
+  return path;
+}
+
+/* Writes the filter (identify_target) and points the deblur parameters there. */
 static gfx_status
 store_filter (identify_ui *ui, identify_job *job, gfx_error *err)
 {
   const gfx_iir_deblur_params *dp = gfx_dialog_values (ui->dlg);
-  gchar *path = dp->filter_file[0] ? g_strdup (dp->filter_file)
-                                   : g_build_filename (gimp_directory (),
-                                                       "gpufx-identified.iir", NULL);
+  gchar *path = identify_target (ui, dp->filter_file);
   char text[2048];
   gfx_identify_report_text (&job->rep, job->p.method, text, sizeof text);
   gfx_status st = gfx_iir_write (path, &job->f, text, err);
@@ -94,8 +135,11 @@ store_filter (identify_ui *ui, identify_job *job, gfx_error *err)
     {
       gtk_label_set_text (GTK_LABEL (ui->report), text);
       point_dialog_at (ui, path);
+      g_free (ui->written);
+      ui->written = path;
     }
-  g_free (path);
+  else
+    g_free (path);
   return st;
 }
 
@@ -199,6 +243,7 @@ static void
 free_ui (gpointer data, GClosure *closure)
 {
   (void) closure;
+  g_free (((identify_ui *) data)->written);
   g_free (data);
 }
 

@@ -70,3 +70,23 @@ if batch_ok identify-dialog-sharp-ok "$work/dlg-sharp.log" $?; then
   else fail identify-dialog-sharp-filter-equals-cli "no $iir, or it differs from gpufx identify --sharp"; fi
   compare_images identify-dialog-sharp-deblur-equals-cli "$work/dialog-sharp.png" "$work/cli-sharp.png"
 fi
+
+# Identify never replaces a filter file the user had: with Filter file naming an existing
+# mine.iir (the last values of a run with it), the dialog writes mine-identified.iir beside
+# it, points Filter file there, and OK deblurs with the new filter; mine.iir is untouched.
+mine="$work/mine.iir"
+cp "$work/cli-sharp.iir" "$mine" && printf '# the user'"'"'s own\n' >> "$mine" && cp "$mine" "$work/mine.orig"
+rm -f "$work/mine-identified.iir"
+last="(plug-in-gpufx-iir-deblur RUN-NONINTERACTIVE img drw \"$mine\" 1)"
+call='(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 1)'
+GPUFX_DIALOG_AUTO_IDENTIFY=1 GPUFX_DIALOG_AUTO_OK=12 gimp_batch "$work/dlg-mine.log" \
+  "$(scm_run blurred.png discard.png "$last")" "$(scm_run blurred.png dialog-mine.png "$call")"
+if batch_ok identify-dialog-keeps-user-file-ok "$work/dlg-mine.log" $?; then
+  cmp -s "$mine" "$work/mine.orig" && pass identify-dialog-keeps-the-users-file \
+    || fail identify-dialog-keeps-the-users-file "$mine was rewritten"
+  new="$work/mine-identified.iir"
+  if [ -f "$new" ] && diff <(grep -v '^#' "$new") <(grep -v '^#' "$work/cli.iir") >/dev/null
+  then pass identify-dialog-writes-beside-it
+  else fail identify-dialog-writes-beside-it "no $new, or it differs from gpufx identify --auto"; fi
+  compare_images identify-dialog-ok-uses-the-new-file "$work/dialog-mine.png" "$work/cli.png"
+fi
