@@ -43,7 +43,8 @@ typedef struct {
   const char *const *choice_labels; /* ENUM: dialog labels, marked N_() */
   unsigned flags;
   const char *auto_label; /* INT: label of the value `min` when it means "auto", else NULL */
-  double step;            /* dialog step; 0 = 1 for integers, 0.01 for floats */
+  double step;            /* dialog step; 0 = 1 for integers, 0.01 for floats; for an
+                             integer also the grid of its allowed values from min */
   const char *cli_name;   /* CLI option when it differs from name (PDB filter-file is
                              --filter), else NULL */
   const char *used_if;    /* dialog: greyed unless the parameter of this name has the value */

@@ -30,11 +30,27 @@ on_combo (GtkWidget *combo, gfx_dialog *dlg)
     changed_value (combo, dlg, v);
 }
 
+/* An integer's step is the grid of its allowed values from its minimum (the window n:
+ * 3, 5, 7 ...; the block size: auto, 32, 64 ...): a value typed or dragged between two
+ * is moved to the nearer (up at the middle), so the arrows keep to the grid too. */
 static void
 on_adjustment (GtkAdjustment *adj, gfx_dialog *dlg)
 {
-  changed_value (GTK_WIDGET (g_object_get_data (G_OBJECT (adj), "gfx-owner")), dlg,
-                 gtk_adjustment_get_value (adj));
+  GtkWidget *owner = GTK_WIDGET (g_object_get_data (G_OBJECT (adj), "gfx-owner"));
+  const gfx_param_desc *d = &dlg->set->params[param_index (owner)];
+  const double v = gtk_adjustment_get_value (adj);
+  if (d->type == GFX_PT_INT && d->step > 1)
+    {
+      double on_grid = d->min + floor ((v - d->min) / d->step + 0.5) * d->step;
+      if (on_grid > d->max)
+        on_grid -= d->step;
+      if (on_grid != v)
+        {
+          gtk_adjustment_set_value (adj, on_grid); /* comes back here */
+          return;
+        }
+    }
+  changed_value (owner, dlg, v);
 }
 
 static void

@@ -97,3 +97,16 @@ if typed deblur-typed "IIR deblur (quadrant filters)" rgba8.png \
   compare_images deblur-repeat-runs-the-typed-values "$work/repeat-deblur-typed.png" \
     "$work/cli-deblur.png"
 fi
+
+# Values between the allowed ones: a window n typed even (4) and stepped up with the arrow
+# key comes to the odd grid (7; it was 6, refused, and OK did nothing); k2 takes three
+# decimals (0.025: the 4th edition's small sigma bound is of that size).  Both reach the
+# filter: --window 7 --k2 0.025.
+if typed enhance-grid "Local Enhance (histogram statistics)" rgba8.png \
+     '(plug-in-gpufx-local-enhance RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0)' \
+     alt+w ctrl+a type:4 Up Tab $(field 2 0.025) alt+o; then
+  "$cli" enhance "$work/rgba8.png" "$work/cli-grid.png" --window 7 --k2 0.025 --backend cpu \
+    --quiet
+  compare_images enhance-even-window-moves-to-odd "$work/typed-enhance-grid.png" \
+    "$work/cli-grid.png"
+fi
