@@ -162,6 +162,10 @@ on_identify (GtkWidget *button, identify_ui *ui)
   gfx_status st = gfx_ui_drawable_region (drawable, &rect, &err);
   if (st == GFX_OK && job.use_sharp && sharp <= 0)
     st = gfx_fail (&err, GFX_ERR_PARAM, _("Choose a sharp reference layer, or automatic edges"));
+  else if (st == GFX_OK && job.use_sharp && sharp == drawable)
+    st = gfx_fail (&err, GFX_ERR_PARAM, _("The sharp reference is the layer being deblurred: "
+                                          "add a sharp copy of it as another layer, or use "
+                                          "automatic edges"));
   if (st == GFX_OK)
     st = gfx_ui_drawable_read (drawable, &rect, &job.blurred, &err);
   if (st == GFX_OK && job.use_sharp && !gfx_ui_drawable_format (sharp, NULL, NULL, NULL, &err))
@@ -178,6 +182,11 @@ on_identify (GtkWidget *button, identify_ui *ui)
     st = store_filter (ui, &job, &err);
   if (st == GFX_OK)
     show_fragments (ui, &job);
+  else /* where the report would have been, not beside an older one */
+    {
+      gtk_label_set_text (GTK_LABEL (ui->report), err.msg);
+      gtk_widget_hide (ui->picture);
+    }
   gfx_dialog_set_message (ui->dlg, st == GFX_OK ? NULL : err.msg);
   gfx_image_free (&job.blurred);
   gfx_image_free (&job.sharp);

@@ -69,16 +69,30 @@ on_entry (GtkEntry *entry, gfx_dialog *dlg)
   gfx_dialog_param_changed (dlg);
 }
 
+/* The chooser of a file parameter: titled by its label, showing filter files (*.iir, the
+ * only kind of file a parameter names) or all files, and opening at the file named or
+ * else in GIMP's folder, where Identify writes (not at "Recently used"). */
 static void
 on_browse (GtkWidget *button, GtkWidget *entry)
 {
+  const gfx_param_desc *d = g_object_get_data (G_OBJECT (button), "gfx-desc");
+  gchar *title = gfx_ui_plain_label (gfx_ui_tr (d->label));
   GtkWidget *chooser = gtk_file_chooser_dialog_new (
-    _("Choose a file"), GTK_WINDOW (gtk_widget_get_toplevel (button)),
-    GTK_FILE_CHOOSER_ACTION_OPEN, _("_Cancel"), GTK_RESPONSE_CANCEL, _("_Open"),
-    GTK_RESPONSE_ACCEPT, NULL);
+    title, GTK_WINDOW (gtk_widget_get_toplevel (button)), GTK_FILE_CHOOSER_ACTION_OPEN,
+    _("_Cancel"), GTK_RESPONSE_CANCEL, _("_Open"), GTK_RESPONSE_ACCEPT, NULL);
+  g_free (title);
+  GtkFileFilter *iir = gtk_file_filter_new (), *all = gtk_file_filter_new ();
+  gtk_file_filter_set_name (iir, "*.iir");
+  gtk_file_filter_add_pattern (iir, "*.iir");
+  gtk_file_filter_set_name (all, _("All files"));
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), iir);
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), all);
   const char *current = gtk_entry_get_text (GTK_ENTRY (entry));
   if (current && *current)
     gtk_file_chooser_set_filename (GTK_FILE_CHOOSER (chooser), current);
+  else
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), gimp_directory ());
   if (gtk_dialog_run (GTK_DIALOG (chooser)) == GTK_RESPONSE_ACCEPT)
     {
       gchar *name = gtk_file_chooser_get_filename (GTK_FILE_CHOOSER (chooser));
@@ -167,6 +181,7 @@ make_file (gfx_dialog *dlg, const gfx_param_desc *d, GtkWidget **entry_out)
   gtk_box_pack_start (GTK_BOX (hbox), entry, TRUE, TRUE, 0);
   GtkWidget *browse = gtk_button_new_with_label ("…");
   gimp_help_set_help_data (browse, _("Choose a file"), NULL);
+  g_object_set_data (G_OBJECT (browse), "gfx-desc", (gpointer) d);
   g_signal_connect (browse, "clicked", G_CALLBACK (on_browse), entry);
   gtk_box_pack_start (GTK_BOX (hbox), browse, FALSE, FALSE, 0);
   g_signal_connect (entry, "changed", G_CALLBACK (on_entry), dlg);

@@ -15,22 +15,6 @@ static const struct { const char *name, *msgid; } gimp_menus[] = {
   { "Filters", "Filte_rs" }, { "Distorts", "_Distorts" }, { "Enhance", "En_hance" },
 };
 
-/* A label without its mnemonic underscore ("Block si_ze" -> "Block size"). */
-static gchar *
-plain_label (const char *label)
-{
-  GString *s = g_string_new (NULL);
-  for (const char *p = label; *p; p++)
-    {
-      if (*p == '_' && p[1] != '_')
-        continue; /* the mnemonic's mark */
-      if (*p == '_')
-        p++; /* "__" is a literal underscore */
-      g_string_append_c (s, *p);
-    }
-  return g_string_free (s, FALSE);
-}
-
 /* Appends the format's result, escaped for HTML. */
 static void G_GNUC_PRINTF (2, 3)
 put (GString *page, const char *fmt, ...)
@@ -49,7 +33,7 @@ put (GString *page, const char *fmt, ...)
 static void
 put_label (GString *page, const char *msgid)
 {
-  gchar *label = plain_label (gfx_ui_tr (msgid));
+  gchar *label = gfx_ui_plain_label (gfx_ui_tr (msgid));
   put (page, "%s", label);
   g_free (label);
 }
@@ -94,7 +78,7 @@ put_menu_path (GString *page, const gfx_ui_proc *proc)
       put_label (page, name);
       g_string_append (page, " › ");
     }
-  gchar *label = plain_label (_(proc->menu_label));
+  gchar *label = gfx_ui_plain_label (_(proc->menu_label));
   if (g_str_has_suffix (label, "...")) /* the dialog's ellipsis */
     label[strlen (label) - 3] = '\0';
   put (page, "%s", label);

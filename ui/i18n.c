@@ -60,3 +60,18 @@ gfx_ui_auto_text (const char *auto_label)
 {
   return g_strcmp0 (auto_label, auto_msgid) == 0 ? _(auto_msgid) : gfx_ui_tr (auto_label);
 }
+
+gchar *
+gfx_ui_plain_label (const char *label)
+{
+  GString *s = g_string_new (NULL);
+  for (const char *p = label; *p; p++)
+    {
+      if (*p == '_' && p[1] != '_')
+        continue; /* the mnemonic's mark */
+      if (*p == '_')
+        p++; /* "__" is a literal underscore */
+      g_string_append_c (s, *p);
+    }
+  return g_string_free (s, FALSE);
+}

@@ -27,6 +27,10 @@ void gfx_ui_i18n_init (void);
  * "" stays "". */
 const char *gfx_ui_tr (const char *msgid);
 
+/* A label without its mnemonic underscore ("Block si_ze" -> "Block size"), newly
+ * allocated. */
+gchar *gfx_ui_plain_label (const char *label);
+
 /* A parameter's auto_label (what its value `min` means, "auto") as the dialog shows it. */
 const char *gfx_ui_auto_text (const char *auto_label);
 

@@ -89,7 +89,8 @@ gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const vo
   run.mask = wants_mask (proc, values) ? &mask : NULL;
   st = gfx_ui_apply (proc->filter, &in, &out, values, &run, mon, err);
   if (st == GFX_OK && run.info.note[0] && first_note_of_session ())
-    g_message (_("Computed on the CPU: %s"), run.info.note);
+    g_message ("%s: %s", _(proc->filter->title), run.info.note); /* "GPU not used (why);
+                                                                     running on the CPU" */
   if (st == GFX_OK)
     st = store_result (proc, drawable, &rect, &in, &out, run.mask, err);
   gfx_image_free (&in);
