@@ -71,8 +71,11 @@ show_stability (const char *path)
       gtk_widget_show (view.picture);
       gfx_image_free (&plot);
     }
-  else
-    gtk_widget_hide (view.picture);
+  else if (gtk_widget_get_visible (view.picture))
+    {
+      gtk_widget_hide (view.picture);
+      gfx_ui_shrink_window (view.picture);
+    }
   g_strlcpy (view.shown, path, sizeof view.shown);
 }
 

@@ -186,6 +186,7 @@ on_identify (GtkWidget *button, identify_ui *ui)
     {
       gtk_label_set_text (GTK_LABEL (ui->report), err.msg);
       gtk_widget_hide (ui->picture);
+      gfx_ui_shrink_window (ui->picture);
     }
   gfx_dialog_set_message (ui->dlg, st == GFX_OK ? NULL : err.msg);
   gfx_image_free (&job.blurred);
@@ -248,6 +249,15 @@ attach (GtkWidget *table, int row, const char *name, GtkWidget *w)
   gimp_table_attach_aligned (GTK_TABLE (table), 0, row, _(d->label), 0.0, 0.5, w, 1, TRUE);
 }
 
+/* Folding the section gives its height back. */
+static void
+on_expanded (GtkExpander *expander, GParamSpec *spec, gpointer data)
+{
+  (void) spec, (void) data;
+  if (!gtk_expander_get_expanded (expander))
+    gfx_ui_shrink_window (GTK_WIDGET (expander));
+}
+
 static void
 free_ui (gpointer data, GClosure *closure)
 {
@@ -292,6 +302,7 @@ gfx_identify_dialog_build (gfx_dialog *dlg, GtkWidget *box)
   gtk_container_add (GTK_CONTAINER (frame), vbox);
   gtk_box_pack_start (GTK_BOX (box), frame, FALSE, FALSE, 0);
   g_signal_connect (ui->automatic, "toggled", G_CALLBACK (on_automatic), ui);
+  g_signal_connect (frame, "notify::expanded", G_CALLBACK (on_expanded), NULL);
   g_signal_connect_data (button, "clicked", G_CALLBACK (on_identify), ui, free_ui, 0);
   gtk_widget_show_all (frame);
   gtk_widget_hide (ui->picture);

@@ -350,3 +350,11 @@ gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 drawable, void *va
 
 void *gfx_dialog_values (gfx_dialog *dlg) { return dlg->values; }
 gint32 gfx_dialog_drawable (gfx_dialog *dlg) { return dlg->drawable; }
+
+void
+gfx_ui_shrink_window (GtkWidget *inside)
+{
+  GtkWidget *top = gtk_widget_get_toplevel (inside);
+  if (GTK_IS_WINDOW (top))
+    gtk_window_resize (GTK_WINDOW (top), 1, 1);
+}

@@ -60,6 +60,11 @@ gint32 gfx_dialog_drawable (gfx_dialog *dlg);
 /* The widget made for a parameter (GtkComboBox, GtkSpinButton/GimpScaleEntry adjustment
  * owner, GtkToggleButton, GtkEntry for STRING), or NULL. */
 GtkWidget *gfx_dialog_widget (gfx_dialog *dlg, const char *param_name);
+
+/* Shrinks the window holding `inside` to what its contents now need: GTK 2 grows a
+ * window when a part appears but keeps the size when it goes (a plot hidden, a section
+ * folded). */
+void gfx_ui_shrink_window (GtkWidget *inside);
 /* After a hook changed values directly: update the widgets, then re-render. */
 void gfx_dialog_sync (gfx_dialog *dlg);
 void gfx_dialog_invalidate (gfx_dialog *dlg);         /* re-render the preview */
