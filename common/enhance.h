@@ -17,6 +17,10 @@ extern const gfx_param_set gfx_enhance_param_set;
 extern const gfx_filter gfx_enhance_filter;
 extern const char *const gfx_enhance_rule_choices[]; /* "3rd", "4th" */
 
+/* Sets k0..k3 to the rule's example values, which make the same test in both editions:
+ * 3rd 0.4, 0.02, 0.4 (k3 unused, 0.4); 4th 0, 0.4, 0.02, 0.4. */
+void gfx_enhance_rule_example (int rule, gfx_enhance_params *p);
+
 /* Enhances `in` into `out` (allocated here, same layout, alpha copied).  mask, if not
  * NULL, receives a 1-channel u8 image: 255 where the pixel was enhanced (in per-channel
  * mode: any of its channels), 0 elsewhere.  On error or cancel nothing is allocated. */

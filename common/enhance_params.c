@@ -51,6 +51,14 @@ static const gfx_param_desc enhance_params[] = {
     .def = GFX_BACKEND_AUTO, .choices = gfx_backend_choices, .choice_labels = gfx_backend_labels },
 };
 
+void
+gfx_enhance_rule_example (int rule, gfx_enhance_params *p)
+{
+  const double k[2][4] = { { 0.4, 0.02, 0.4, 0.4 }, { 0.0, 0.4, 0.02, 0.4 } };
+  const double *e = k[rule == GFX_RULE_4TH];
+  p->k0 = e[0], p->k1 = e[1], p->k2 = e[2], p->k3 = e[3];
+}
+
 static gfx_status
 enhance_check (const void *values, gfx_error *err)
 {
@@ -63,10 +71,14 @@ enhance_check (const void *values, gfx_error *err)
                      "k1 = %g is not allowed: the 3rd-edition rule needs k1 <= k2 (k2 = %g)",
                      p->k1, p->k2);
   if (p->rule == GFX_RULE_4TH && p->k0 > p->k1)
-    return gfx_fail (err, GFX_ERR_PARAM,
-                     "k0 = %g is not allowed: the 4th-edition rule needs k0 <= k1 (k1 = %g); "
-                     "with it, k0 = 0, k1 = 0.4, k2 = 0.02 and k3 = 0.4 make the 3rd "
-                     "edition's default test", p->k0, p->k1);
+    {
+      gfx_enhance_params e;
+      gfx_enhance_rule_example (GFX_RULE_4TH, &e);
+      return gfx_fail (err, GFX_ERR_PARAM,
+                       "k0 = %g is not allowed: the 4th-edition rule needs k0 <= k1 (k1 = %g); "
+                       "with it, k0 = %g, k1 = %g, k2 = %g and k3 = %g make the 3rd "
+                       "edition's default test", p->k0, p->k1, e.k0, e.k1, e.k2, e.k3);
+    }
   if (p->rule == GFX_RULE_4TH && p->k2 > p->k3)
     return gfx_fail (err, GFX_ERR_PARAM,
                      "k2 = %g is not allowed: the 4th-edition rule needs k2 <= k3 (k3 = %g)",

@@ -18,6 +18,7 @@ typedef struct {
 } region_stats;
 
 static region_stats stats;
+static int shown_rule; /* the rule the dialog showed last */
 
 static void
 put_region (gfx_dialog *dlg)
@@ -45,13 +46,30 @@ build (gfx_dialog *dlg, GtkWidget *box, void *user)
   stats.ready = stats.ready
                 && gfx_enhance_region_totals (&img, &p, &stats.channels, &err) == GFX_OK;
   gfx_image_free (&img);
+  shown_rule = p.rule;
   put_region (dlg);
 }
 
+/* Switching the rule where the k values break the new one's order (the 3rd edition's
+ * 0.4, 0.02, 0.4 under the 4th: k0 > k1) puts in the new edition's example values, which
+ * make the same test, instead of stopping the preview until four numbers are retyped;
+ * values the examples would not mend stay as they are. */
 static void
 changed (gfx_dialog *dlg, void *user)
 {
   (void) user;
+  gfx_enhance_params *v = gfx_dialog_values (dlg);
+  gfx_enhance_params example = *v;
+  gfx_error err;
+  gfx_enhance_rule_example (v->rule, &example);
+  if (v->rule != shown_rule && gfx_params_validate (&gfx_enhance_param_set, v, &err) != GFX_OK
+      && gfx_params_validate (&gfx_enhance_param_set, &example, &err) == GFX_OK)
+    {
+      *v = example;
+      shown_rule = v->rule;
+      gfx_dialog_sync (dlg);
+    }
+  shown_rule = v->rule;
   put_region (dlg);
 }
 

@@ -110,3 +110,15 @@ if typed enhance-grid "Local Enhance (histogram statistics)" rgba8.png \
   compare_images enhance-even-window-moves-to-odd "$work/typed-enhance-grid.png" \
     "$work/cli-grid.png"
 fi
+
+# Switching Rule to the 4th edition with the 3rd's values (k0 0.4 > k1 0.02, refused by
+# the 4th) puts in the 4th edition's example values instead of stopping the preview: OK
+# then runs --rule 4th --k0 0 --k1 0.4 --k2 0.02 --k3 0.4 (with the keys: Alt+U, Down).
+if typed enhance-rule "Local Enhance (histogram statistics)" rgba8.png \
+     '(plug-in-gpufx-local-enhance RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0)' \
+     alt+u Down alt+o; then
+  "$cli" enhance "$work/rgba8.png" "$work/cli-rule.png" --rule 4th --k0 0 --k1 0.4 --k2 0.02 \
+    --k3 0.4 --backend cpu --quiet
+  compare_images enhance-4th-rule-gets-its-example-values "$work/typed-enhance-rule.png" \
+    "$work/cli-rule.png"
+fi
