@@ -49,7 +49,8 @@ static const uint8_t glyphs[5][5] = {
 static void
 label (const panel *p, int q, const uint8_t rgb[3])
 {
-  int scale = p->size / 64 > 1 ? p->size / 64 : 1, glyph[2] = { 0, q + 1 };
+  /* at least 2: the dialog's 110-pixel panels had 5-pixel labels */
+  int scale = p->size / 64 > 2 ? p->size / 64 : 2, glyph[2] = { 0, q + 1 };
   for (int g = 0; g < 2; g++)
     for (int row = 0; row < 5; row++)
       for (int col = 0; col < 3; col++)

@@ -182,6 +182,19 @@ test_plot (void)
   CHECK (PX (size + 1, size + 1)[0] > 180 && PX (size + 1, size + 1)[1] < 80,
          "q4 (unstable) has a red frame");
   gfx_image_free (&img);
+  /* The dialog's 110-pixel panels: q1's label (green, like its frame) at least 10 pixels
+   * tall, so it can be read. */
+  ok = gfx_iir_plot_loci (&f, 0, 110, &img, &err) == GFX_OK;
+  int top = 110, bottom = -1;
+  px = img.pixels;
+  for (int yy = 3; ok && yy < 40; yy++)
+    for (int xx = 3; xx < 40; xx++)
+      if (PX (xx, yy)[1] > 120 && PX (xx, yy)[0] < 80)
+        top = yy < top ? yy : top, bottom = yy > bottom ? yy : bottom;
+  CHECK (ok && bottom - top + 1 >= 10, "110-pixel panels: the label is %d pixels tall",
+         bottom - top + 1);
+  if (ok)
+    gfx_image_free (&img);
   CHECK (gfx_iir_plot_loci (&f, 0, 10, &img, &err) == GFX_ERR_PARAM, "size 10 refused: %s",
          err.msg);
 }
