@@ -159,7 +159,7 @@ iir_deblur_apply (const gfx_image *in, gfx_image *out, const void *values,
 
 const gfx_filter gfx_iir_deblur_filter = {
   .name = "deblur",
-  .title = N_("IIR deblur (quadrant filters)"),
+  .title = N_("IIR Deblur (quadrant filters)"),
   .blurb = N_("Sharpen with four single-quadrant IIR filters read from a filter file"),
   .params = &gfx_iir_deblur_param_set,
   .apply = iir_deblur_apply,

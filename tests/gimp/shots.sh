@@ -76,5 +76,5 @@ Image.fromarray(np.clip(blur + 0.5, 0, 255).astype(np.uint8)).save(sys.argv[2])
 PY
 "$build/gpufx" identify --blurred "$work/camera-blurred.png" --sharp "$data/camera.png" --mask 3x3 \
   --output "$work/camera.iir" >/dev/null || { echo "shots: gpufx identify failed" >&2; exit 1; }
-shot deblur "IIR deblur (quadrant filters)" "$work/camera-blurred.png" \
+shot deblur "IIR Deblur (quadrant filters)" "$work/camera-blurred.png" \
   "$(with_last plug-in-gpufx-iir-deblur "\"$work/camera.iir\" 0")"

@@ -88,7 +88,7 @@ fi
 
 { echo 'gpufx-iir 1'; echo 'mask 1 2'
   for q in 1 2 3 4; do echo "q$q a 0.7 0"; echo "q$q b 1 -0.3"; done; } >"$work/typed.iir"
-if typed deblur-typed "IIR deblur (quadrant filters)" rgba8.png \
+if typed deblur-typed "IIR Deblur (quadrant filters)" rgba8.png \
      '(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 0)' $(field f "$work/typed.iir") alt+o; then
   "$cli" deblur "$work/rgba8.png" "$work/cli-deblur.png" --filter "$work/typed.iir" \
     --backend cpu --quiet

@@ -104,7 +104,7 @@ f1 f1-halftone en "Halftone (error diffusion)" '(plug-in-gpufx-halftone RUN-INTE
 f1 f1-enhance en "Local Enhance (histogram statistics)" \
   '(plug-in-gpufx-local-enhance RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0)' \
   gpufx-local-enhance/help/en/plug-in-gpufx-local-enhance.html
-f1 f1-deblur en "IIR deblur (quadrant filters)" '(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 0)' \
+f1 f1-deblur en "IIR Deblur (quadrant filters)" '(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 0)' \
   gpufx-iir-deblur/help/en/plug-in-gpufx-iir-deblur.html
 f1 f1-halftone-ru ru "Halftone (error diffusion)" '(plug-in-gpufx-halftone RUN-INTERACTIVE img drw 0 2 0 0 -1)' \
   gpufx-halftone/help/ru/plug-in-gpufx-halftone.html

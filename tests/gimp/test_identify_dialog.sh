@@ -30,7 +30,7 @@ export GPUFX_DIALOG_AUTO_IDENTIFY=1 GPUFX_DIALOG_AUTO_OK=12
 gimp_batch "$work/dlg.log" "$(scm_run blurred.png dialog.png "$call")" &
 pid=$!
 if [ -n "${SHOT:-}" ]; then
-  wid=$(wait_window "IIR deblur (quadrant filters)")
+  wid=$(wait_window "IIR Deblur (quadrant filters)")
   sleep 8
   [ -n "$wid" ] && /usr/bin/import -window "$wid" "$SHOT" && echo "wrote $SHOT"
 fi
