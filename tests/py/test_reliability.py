@@ -343,8 +343,9 @@ def command_cases(d):
              [*idf, "--sharp", p("big.png"), "--mask", "1x1", "--output", p("folder.iir")], 1,
              ["folder.iir"], keep=[p("folder.iir")]),
         Case("stability without a file: exit 2", ["stability"], 2, ["usage"]),
-        Case("stability of an unstable filter: exit 3, one line per quadrant on stdout",
-             ["stability", p("unstable.iir")], 3, [], lines=0,
+        Case("stability of an unstable filter: exit 3, one line per quadrant on stdout and "
+             "one on stderr naming them",
+             ["stability", p("unstable.iir")], 3, ["unstable in q1", "q4 (margin"],
              stdout_words=["q1 unstable", "q4 unstable"]),
         Case("stability unknown option: exit 2", ["stability", p("identity.iir"), "--x"], 2,
              ["--x"]),
