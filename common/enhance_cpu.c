@@ -313,8 +313,7 @@ job_init (enh_job *j, const gfx_image *in, const gfx_enhance_params *p, gfx_prog
     j->idx[e] = gfx_enh_reflect (e - j->r, j->w);
   if (in->depth == GFX_F32) /* a preview's keys are the whole region's */
     j->fix_scale = p->region.n ? p->region.fix_scale
-                               : gfx_enh_fix_scale (in->pixels, (size_t) j->w * j->h,
-                                                    in->channels, gfx_image_color_channels (in));
+                               : gfx_enh_fix_scale (gfx_image_max_abs (in));
   return GFX_OK;
 }
 

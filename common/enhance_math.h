@@ -66,18 +66,14 @@ gfx_enh_fix (float v, float scale)
   return (int32_t) rintf (v * scale);
 }
 
-/* The scale of a float image's keys: 2^(24 - e) for |samples| < 2^e, over its colour
- * channels (cc of every pixel's channels), so the keys have 24 bits whatever the image's
- * brightness: the rule is scale-invariant, and a dark picture is decided as the same
- * picture brighter (a fixed 2^20 misjudged thousands of pixels of an image 1000 times
- * darker).  Capped at 2^127: samples below 2^-103 keep fewer bits.  Host only. */
+/* The scale of a float image's keys, from its largest |colour sample| (gfx_image_max_abs):
+ * 2^(24 - e) for max_abs < 2^e, so the keys have 24 bits whatever the image's brightness:
+ * the rule is scale-invariant, and a dark picture is decided as the same picture brighter
+ * (a fixed 2^20 misjudged thousands of pixels of an image 1000 times darker).  Capped at
+ * 2^127: samples below 2^-103 keep fewer bits.  Host only. */
 static inline float
-gfx_enh_fix_scale (const float *px, size_t pixels, int channels, int cc)
+gfx_enh_fix_scale (float max_abs)
 {
-  float max_abs = 0.0f;
-  for (size_t i = 0; i < pixels; i++)
-    for (int c = 0; c < cc; c++)
-      max_abs = fmaxf (max_abs, fabsf (px[i * (size_t) channels + c]));
   int e;
   frexpf (max_abs, &e);
   return ldexpf (1.0f, 24 - e < 127 ? 24 - e : 127);

@@ -85,6 +85,9 @@ bool gfx_image_fits_bits (const gfx_image *img, int bits, bool with_alpha);
  * infinity would otherwise spread through an error diffusion or a recursion. */
 gfx_status gfx_image_check_range (const gfx_image *img, double limit, const char *what,
                                   gfx_error *err);
+/* The largest |colour sample| of a float image (+inf if one is not finite; 1 for integer
+ * images), in one pass over the samples' bit patterns. */
+float gfx_image_max_abs (const gfx_image *img);
 
 /* Copies one channel into a float plane of width*height values (gfx_sample_get scale). */
 void gfx_image_get_plane (const gfx_image *img, int channel, float *plane);

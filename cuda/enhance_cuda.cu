@@ -68,9 +68,7 @@ plan_of (const gfx_image *in, const gfx_image *mask, const gfx_enhance_params *p
   pl.img_bytes = gfx_image_bytes (in);
   pl.key_bytes = in->depth == GFX_U8 ? 1 : in->depth == GFX_U16 ? 2 : 4;
   pl.maxv = in->depth == GFX_U8 ? 255.0 : in->depth == GFX_U16 ? 65535.0 : 1.0;
-  pl.fix_scale = in->depth == GFX_F32 ? gfx_enh_fix_scale ((const float *) in->pixels, pl.n,
-                                                           pl.ch, pl.cc)
-                                      : 1.0f;
+  pl.fix_scale = in->depth == GFX_F32 ? gfx_enh_fix_scale (gfx_image_max_abs (in)) : 1.0f;
   return pl;
 }
 

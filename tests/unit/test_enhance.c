@@ -64,6 +64,26 @@ test_validation (void)
   ((float *) img.pixels)[4] = NAN;
   CHECK (gfx_enhance_check_input (&img, &p, &err) == GFX_ERR_INPUT, "float NaN refused");
   gfx_image_free (&img);
+  /* The keys' scale comes from the largest |colour sample|: alpha left out, negative
+   * values by their size, the last samples after whole blocks of 16 included. */
+  gfx_image_alloc (&img, 7, 5, 4, true, GFX_F32, &err);
+  float *f = img.pixels;
+  for (int i = 0; i < 7 * 5 * 4; i++)
+    f[i] = (i % 4 == 3) ? 1000.0f : 0.25f;
+  f[4 * 33 + 1] = -3.5f;
+  CHECK (gfx_image_max_abs (&img) == 3.5f, "max |colour sample| 3.5 (alpha 1000 left out): %g",
+         gfx_image_max_abs (&img));
+  gfx_image_free (&img);
+  gfx_image_alloc (&img, 17, 1, 1, false, GFX_F32, &err);
+  f = img.pixels;
+  for (int i = 0; i < 17; i++)
+    f[i] = 0.5f;
+  f[16] = -2.0f;
+  CHECK (gfx_image_max_abs (&img) == 2.0f, "max over 17 samples includes the 17th: %g",
+         gfx_image_max_abs (&img));
+  f[3] = NAN;
+  CHECK (isinf (gfx_image_max_abs (&img)), "a NaN makes it infinite");
+  gfx_image_free (&img);
 }
 
 static void
