@@ -15,7 +15,7 @@ gfx_enhance_check_input (const gfx_image *in, const gfx_enhance_params *p, gfx_e
     return st;
   if (!in || !in->pixels || in->width < 1 || in->height < 1)
     return gfx_fail (err, GFX_ERR_INPUT, "the image is empty");
-  return gfx_image_check_range (in, INFINITY, "local enhance", err);
+  return gfx_image_check_finite (in, "local enhance", err);
 }
 
 static gfx_status

@@ -1,6 +1,5 @@
 /* gfx_halftone: validation, allocation, alpha, and the choice between the CUDA path and
  * the CPU path (common/backend.h); plus the filter descriptor the plug-in and CLI use. */
-#include <math.h>
 #include <string.h>
 
 #include "filter.h"
@@ -62,7 +61,7 @@ check_image (const gfx_image *in, gfx_error *err)
                      in->channels, in->has_alpha ? " with alpha" : "");
   if (in->depth != GFX_U8 && in->depth != GFX_U16 && in->depth != GFX_F32)
     return gfx_fail (err, GFX_ERR_INPUT, "halftone: unknown sample depth %d", (int) in->depth);
-  return gfx_image_check_range (in, INFINITY, "halftone", err);
+  return gfx_image_check_finite (in, "halftone", err);
 }
 
 gfx_status

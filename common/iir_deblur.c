@@ -1,6 +1,5 @@
 /* The IIR deblur filter as the plug-in and the CLI see it: its parameters (declared once),
  * the backend choice, and apply() = read the file, refuse an unstable filter, filter. */
-#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -143,7 +142,7 @@ iir_deblur_apply (const gfx_image *in, gfx_image *out, const void *values,
   memset (out, 0, sizeof *out);
   gfx_status st = gfx_params_validate (&gfx_iir_deblur_param_set, p, err);
   if (st == GFX_OK)
-    st = gfx_image_check_range (in, INFINITY, "IIR deblur", err);
+    st = gfx_image_check_finite (in, "IIR deblur", err);
   gfx_iir_filter f;
   if (st == GFX_OK)
     st = gfx_iir_read (p->filter_file, &f, err);

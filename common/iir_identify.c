@@ -291,10 +291,9 @@ check_images (const gfx_image *blurred, const gfx_image *sharp, int m1, int m2, 
   if (blurred->width < 2 * m2 || blurred->height < 2 * m1)
     return gfx_fail (err, GFX_ERR_INPUT, "image %d x %d is too small for a %d x %d mask",
                      blurred->width, blurred->height, m1, m2);
-  gfx_status st = gfx_image_check_range (blurred, INFINITY, "identification (blurred image)",
-                                         err);
+  gfx_status st = gfx_image_check_finite (blurred, "identification (blurred image)", err);
   if (st == GFX_OK && sharp)
-    st = gfx_image_check_range (sharp, INFINITY, "identification (sharp reference)", err);
+    st = gfx_image_check_finite (sharp, "identification (sharp reference)", err);
   return st;
 }
 

@@ -79,12 +79,11 @@ bool gfx_image_opaque (const gfx_image *img);
  * that encoding loses nothing.  A float sample within 1e-3 of a level counts as one. */
 bool gfx_image_fits_bits (const gfx_image *img, int bits, bool with_alpha);
 
-/* GFX_OK when every colour sample of a float image is finite and, for a finite limit,
- * within [-limit, limit] (integer images always are); else GFX_ERR_INPUT naming the first
- * pixel outside, its channel and value, the range and `what` (the filter).  A NaN or an
- * infinity would otherwise spread through an error diffusion or a recursion. */
-gfx_status gfx_image_check_range (const gfx_image *img, double limit, const char *what,
-                                  gfx_error *err);
+/* GFX_OK when every colour sample of a float image is finite (integer images always
+ * are); else GFX_ERR_INPUT naming the first one that is not, its channel and value, and
+ * `what` (the filter).  A NaN or an infinity would otherwise spread through an error
+ * diffusion or a recursion. */
+gfx_status gfx_image_check_finite (const gfx_image *img, const char *what, gfx_error *err);
 /* The largest |colour sample| of a float image (+inf if one is not finite; 1 for integer
  * images), in one pass over the samples' bit patterns. */
 float gfx_image_max_abs (const gfx_image *img);

@@ -59,17 +59,19 @@ changed (gfx_dialog *dlg, void *user)
 {
   (void) user;
   gfx_enhance_params *v = gfx_dialog_values (dlg);
-  gfx_enhance_params example = *v;
-  gfx_error err;
-  gfx_enhance_rule_example (v->rule, &example);
-  if (v->rule != shown_rule && gfx_params_validate (&gfx_enhance_param_set, v, &err) != GFX_OK
-      && gfx_params_validate (&gfx_enhance_param_set, &example, &err) == GFX_OK)
+  if (v->rule != shown_rule)
     {
-      *v = example;
       shown_rule = v->rule;
-      gfx_dialog_sync (dlg);
+      gfx_enhance_params example = *v;
+      gfx_enhance_rule_example (v->rule, &example);
+      gfx_error err;
+      if (gfx_params_validate (&gfx_enhance_param_set, v, &err) != GFX_OK
+          && gfx_params_validate (&gfx_enhance_param_set, &example, &err) == GFX_OK)
+        {
+          *v = example;
+          gfx_dialog_sync (dlg);
+        }
     }
-  shown_rule = v->rule;
   put_region (dlg);
 }
 
