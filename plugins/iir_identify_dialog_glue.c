@@ -16,7 +16,7 @@
 
 typedef struct {
   gfx_dialog *dlg;
-  GtkWidget *automatic, *sharp, *rows, *cols, *method, *report, *picture;
+  GtkWidget *automatic, *sharp, *rows, *cols, *method, *button, *report, *picture;
   gchar *written; /* the filter file this dialog wrote last, or NULL */
 } identify_ui;
 
@@ -122,6 +122,19 @@ identify_target (const identify_ui *ui, const char *named)
   return path;
 }
 
+/* A report's lines as they are; an error (one long line) wrapped at the width of the
+ * Identify button, so that it does not widen the dialog. */
+static void
+show_report (identify_ui *ui, const char *text, gboolean wrap)
+{
+  GtkAllocation section;
+  gtk_widget_get_allocation (ui->button, &section);
+  wrap = wrap && section.width > 1;
+  gtk_widget_set_size_request (ui->report, wrap ? section.width : -1, -1);
+  gtk_label_set_line_wrap (GTK_LABEL (ui->report), wrap);
+  gtk_label_set_text (GTK_LABEL (ui->report), text);
+}
+
 /* Writes the filter (identify_target) and points the deblur parameters there. */
 static gfx_status
 store_filter (identify_ui *ui, identify_job *job, gfx_error *err)
@@ -133,7 +146,7 @@ store_filter (identify_ui *ui, identify_job *job, gfx_error *err)
   gfx_status st = gfx_iir_write (path, &job->f, text, err);
   if (st == GFX_OK)
     {
-      gtk_label_set_text (GTK_LABEL (ui->report), text);
+      show_report (ui, text, FALSE);
       point_dialog_at (ui, path);
       g_free (ui->written);
       ui->written = path;
@@ -184,7 +197,7 @@ on_identify (GtkWidget *button, identify_ui *ui)
     show_fragments (ui, &job);
   else /* where the report would have been, not beside an older one */
     {
-      gtk_label_set_text (GTK_LABEL (ui->report), err.msg);
+      show_report (ui, err.msg, TRUE);
       gtk_widget_hide (ui->picture);
       gfx_ui_shrink_window (ui->picture);
     }
@@ -271,8 +284,10 @@ gfx_identify_dialog_build (gfx_dialog *dlg, GtkWidget *box)
 {
   identify_ui *ui = g_new0 (identify_ui, 1);
   ui->dlg = dlg;
-  /* Folded by default: the deblur dialog must fit a 768-pixel screen. */
+  /* Open by default: beside the preview (deblur_hooks.beside) it fits a 768-line screen
+   * even with a report; folding it gives the height back. */
   GtkWidget *frame = gtk_expander_new (_("Identify the filter"));
+  gtk_expander_set_expanded (GTK_EXPANDER (frame), TRUE);
   GtkWidget *vbox = gtk_vbox_new (FALSE, 4), *table = gtk_table_new (5, 2, FALSE);
   ui->automatic = gtk_check_button_new_with_mnemonic (_("_Automatic: retouch straight edges"));
   ui->sharp = gimp_drawable_combo_box_new (NULL, NULL);
@@ -289,7 +304,7 @@ gfx_identify_dialog_build (gfx_dialog *dlg, GtkWidget *box)
   attach (table, 2, "mask-rows", ui->rows);
   attach (table, 3, "mask-cols", ui->cols);
   attach (table, 4, "method", ui->method);
-  GtkWidget *button = gtk_button_new_with_mnemonic (_("_Identify"));
+  GtkWidget *button = ui->button = gtk_button_new_with_mnemonic (_("_Identify"));
   ui->report = gtk_label_new (NULL);
   ui->picture = gtk_image_new ();
   gtk_misc_set_alignment (GTK_MISC (ui->report), 0.0, 0.0);
@@ -308,8 +323,6 @@ gfx_identify_dialog_build (gfx_dialog *dlg, GtkWidget *box)
   gtk_widget_hide (ui->picture);
   gtk_widget_show (box);
   const char *auto_id = g_getenv ("GPUFX_DIALOG_AUTO_IDENTIFY");
-  if (auto_id || g_getenv ("GPUFX_DIALOG_EXPAND"))
-    gtk_expander_set_expanded (GTK_EXPANDER (frame), TRUE);
   if (auto_id)
     g_timeout_add ((guint) (g_ascii_strtod (auto_id, NULL) * 1000), auto_identify, ui);
 }

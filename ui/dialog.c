@@ -200,31 +200,38 @@ build_window (gfx_dialog *dlg)
   gtk_container_set_border_width (GTK_CONTAINER (main_vbox), 12);
   gtk_box_pack_start (GTK_BOX (gtk_dialog_get_content_area (GTK_DIALOG (dlg->window))),
                       main_vbox, TRUE, TRUE, 0);
-  dlg->controls = gtk_vbox_new (FALSE, 8);
+  /* controls: the main column (preview, status line, parameters), and the hooks' box
+   * either at its foot or, for a dialog that would grow too tall, in a column beside it. */
+  const gfx_dialog_hooks *hooks = dlg->proc->hooks;
+  dlg->controls = gtk_hbox_new (FALSE, 18);
   gtk_box_pack_start (GTK_BOX (main_vbox), dlg->controls, TRUE, TRUE, 0);
+  GtkWidget *column = gtk_vbox_new (FALSE, 8);
+  gtk_box_pack_start (GTK_BOX (dlg->controls), column, TRUE, TRUE, 0);
 
   /* Centred: long parameter labels can make the dialog much wider than the preview. */
   GtkWidget *centre = gtk_alignment_new (0.5, 0.0, 0.0, 1.0);
   gtk_container_add (GTK_CONTAINER (centre), gfx_dialog_preview_new (dlg));
-  gtk_box_pack_start (GTK_BOX (dlg->controls), centre, TRUE, TRUE, 0);
+  /* With a column beside, the status line and parameters stay right under the preview. */
+  gboolean beside = hooks && hooks->beside;
+  gtk_box_pack_start (GTK_BOX (column), centre, !beside, !beside, 0);
 
   dlg->status = gtk_label_new (NULL);
   gtk_misc_set_alignment (GTK_MISC (dlg->status), 0.0, 0.5);
   gtk_label_set_ellipsize (GTK_LABEL (dlg->status), PANGO_ELLIPSIZE_END);
   gimp_label_set_attributes (GTK_LABEL (dlg->status), PANGO_ATTR_SCALE, PANGO_SCALE_SMALL, -1);
-  gtk_box_pack_start (GTK_BOX (dlg->controls), dlg->status, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (column), dlg->status, FALSE, FALSE, 0);
 
-  gtk_box_pack_start (GTK_BOX (dlg->controls), gfx_dialog_build_params (dlg), FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (column), gfx_dialog_build_params (dlg), FALSE, FALSE, 0);
   dlg->extra = gtk_vbox_new (FALSE, 6);
-  gtk_box_pack_start (GTK_BOX (dlg->controls), dlg->extra, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (beside ? dlg->controls : column), dlg->extra, FALSE, FALSE, 0);
 
   dlg->progress = gtk_progress_bar_new ();
   gtk_widget_set_no_show_all (dlg->progress, TRUE);
   gtk_box_pack_end (GTK_BOX (main_vbox), dlg->progress, FALSE, FALSE, 0);
   gtk_widget_show_all (main_vbox);
 
-  if (dlg->proc->hooks && dlg->proc->hooks->build)
-    dlg->proc->hooks->build (dlg, dlg->extra, dlg->proc->hooks->user);
+  if (hooks && hooks->build)
+    hooks->build (dlg, dlg->extra, hooks->user);
   GList *extra = gtk_container_get_children (GTK_CONTAINER (dlg->extra));
   if (!extra)
     gtk_widget_hide (dlg->extra);

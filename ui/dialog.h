@@ -7,6 +7,7 @@
  *   | [parameters: combo/spin/scale/check/file] |  tooltips = help, labels translated
  *   | > Advanced [GFX_PF_ADVANCED parameters]   |  GFX_PF_GPU ones greyed without GPU
  *   | [hooks->build() widgets]                  |  e.g. deblur's stability picture
+ *   |   (or in a column right of all the above: hooks->beside)
  *   | [progress bar]                            |
  *   |              [Reset] [Cancel] [OK]        |
  *   +-------------------------------------------+
@@ -44,6 +45,9 @@ struct gfx_dialog_hooks {
   gboolean (*accept) (gfx_dialog *dlg, gfx_error *err, void *user);
   /* When the dialog is about to be destroyed (free what build allocated). */
   void (*destroy) (gfx_dialog *dlg, void *user);
+  /* TRUE: build's box is a column right of the preview and parameters, not below them
+   * (a dialog whose extra widgets would make it taller than a laptop's screen). */
+  gboolean beside;
   void *user;
 };
 

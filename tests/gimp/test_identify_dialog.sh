@@ -9,7 +9,7 @@ if [ ! -x "$build/gpufx-iir-deblur" ]; then
   skip gimp/identify-dialog "$build/gpufx-iir-deblur not built (the dialog is the deblur one)"
   exit 0
 fi
-XVFB_SCREEN=1280x1280x24 need_display gimp/identify-dialog "$@"   # the dialog is ~1210 px tall
+XVFB_SCREEN=1600x1280x24 need_display gimp/identify-dialog "$@"   # room to see it too big
 if ! grep -q gfx_identify_dialog_build "$top/plugins/iir-deblur.c" 2>/dev/null; then
   fail identify-dialog-wired "plugins/iir-deblur.c does not call gfx_identify_dialog_build (see plugins/iir_identify_glue.h)"
   exit 1
@@ -29,10 +29,21 @@ call='(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 1)'
 export GPUFX_DIALOG_AUTO_IDENTIFY=1 GPUFX_DIALOG_AUTO_OK=12
 gimp_batch "$work/dlg.log" "$(scm_run blurred.png dialog.png "$call")" &
 pid=$!
-if [ -n "${SHOT:-}" ]; then
-  wid=$(wait_window "IIR Deblur (quadrant filters)")
-  sleep 8
-  [ -n "$wid" ] && /usr/bin/import -window "$wid" "$SHOT" && echo "wrote $SHOT"
+# The dialog fits a 1366x768 laptop screen less a title bar and a panel (1366x720), before
+# and after Identify adds its report and fragments picture: its largest size is kept.
+if wid=$(wait_window "IIR Deblur (quadrant filters)"); then
+  size=0x0
+  for _ in $(seq 10); do
+    size=$(xwininfo -id "$wid" 2>/dev/null | awk -v was="$size" '/Width:/{w=$NF} /Height:/{h=$NF}
+      END{split(was, p, "x"); if (w < p[1]) w = p[1]; if (h < p[2]) h = p[2]; print w "x" h}')
+    sleep 1
+  done
+  [ -n "${SHOT:-}" ] && /usr/bin/import -window "$wid" "$SHOT" && echo "wrote $SHOT"
+  read -r w h <<<"${size/x/ }"
+  [ "$w" -le 1366 ] && [ "$h" -le 720 ] && [ "$h" -ge 400 ] && pass identify-dialog-fits-a-laptop-screen \
+    || fail identify-dialog-fits-a-laptop-screen "the dialog grew to ${size} (at most 1366x720)"
+else
+  fail identify-dialog-fits-a-laptop-screen "no dialog window seen"
 fi
 wait $pid
 if batch_ok identify-dialog-ok "$work/dlg.log" $?; then
