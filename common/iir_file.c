@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "c_numbers.h"
 #include "file_target.h"
 
 /* A cursor over the text that skips white space and comments and knows its line. */
@@ -90,7 +91,7 @@ expect_word (lexer *lx, const char *word, const char *what, gfx_error *err)
   return GFX_OK;
 }
 
-/* A finite number in C syntax (strtod), the whole token. */
+/* A finite number in C syntax (strtod in the C locale), the whole token. */
 static gfx_status
 expect_number (lexer *lx, double *v, const char *what, gfx_error *err)
 {
@@ -100,7 +101,7 @@ expect_number (lexer *lx, double *v, const char *what, gfx_error *err)
     return expected (lx, err, what);
   char *end;
   errno = 0;
-  double d = strtod (start, &end);
+  double d = gfx_strtod_c (start, &end);
   if (end != lx->p || end == start)
     return expected (lx, err, what);
   if (!isfinite (d) || (errno == ERANGE && d == 0)) /* subnormals are fine */
@@ -309,6 +310,7 @@ gfx_iir_format (const gfx_iir_filter *f, const char *comment)
   bool ok = append_comment (&buf, &len, &cap, comment)
             && append (&buf, &len, &cap, "%s %d\nmask %d %d\n", GFX_IIR_FILE_MAGIC,
                        GFX_IIR_FILE_VERSION, f->m1, f->m2);
+  locale_t user_locale = gfx_c_numbers_begin (); /* "0.5", never the user's "0,5" */
   for (int q = 0; ok && q < GFX_IIR_QUADRANTS; q++)
     for (int k = 0; ok && k < 2; k++)
       {
@@ -318,6 +320,7 @@ gfx_iir_format (const gfx_iir_filter *f, const char *comment)
           ok = append (&buf, &len, &cap, "%s%.17g", i % f->m2 ? " " : "\n  ", c[i]);
         ok = ok && append (&buf, &len, &cap, "\n");
       }
+  gfx_c_numbers_end (user_locale);
   return ok ? buf : NULL;
 }
 

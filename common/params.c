@@ -1,5 +1,7 @@
 #include "params.h"
 
+#include "c_numbers.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,7 +164,7 @@ parse_number (const char *text, double *out)
   char *end;
   if (!*text)
     return 0;
-  *out = strtod (text, &end);
+  *out = gfx_strtod_c (text, &end);
   return *end == '\0';
 }
 

@@ -32,7 +32,7 @@ gfx_threads_for (double size, double small, bool coupled)
   int running = 0;
   if (f) /* "0.52 0.58 0.59 3/417 12345": 3 runnable now, this thread included */
     {
-      if (fscanf (f, "%*f %*f %*f %d/", &running) != 1)
+      if (fscanf (f, "%*s %*s %*s %d/", &running) != 1) /* %f would read "0,52" */
         running = 0;
       fclose (f);
     }

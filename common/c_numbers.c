@@ -1,0 +1,42 @@
+/* Numbers in C's syntax whatever the locale (c_numbers.h). */
+#include "c_numbers.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+static locale_t c_locale;
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+
+static void
+make_c_locale (void)
+{
+  c_locale = newlocale (LC_ALL_MASK, "C", (locale_t) 0); /* 0 only when out of memory */
+}
+
+static locale_t
+the_c_locale (void)
+{
+  pthread_once (&c_locale_once, make_c_locale);
+  return c_locale;
+}
+
+double
+gfx_strtod_c (const char *text, char **end)
+{
+  locale_t c = the_c_locale ();
+  return c ? strtod_l (text, end, c) : strtod (text, end);
+}
+
+locale_t
+gfx_c_numbers_begin (void)
+{
+  locale_t c = the_c_locale ();
+  return c ? uselocale (c) : (locale_t) 0;
+}
+
+void
+gfx_c_numbers_end (locale_t previous)
+{
+  if (previous)
+    uselocale (previous);
+}

@@ -1,0 +1,17 @@
+/* Numbers in C's syntax whatever the process's locale.  The plug-ins run under the user's
+ * locale (gtk_init calls setlocale (LC_ALL, "")), where the decimal point may be a comma;
+ * filter files and parameter text must read and write alike in GIMP and in gpufx. */
+#ifndef GFX_C_NUMBERS_H
+#define GFX_C_NUMBERS_H
+
+#include <locale.h>
+
+/* strtod with '.' as the decimal point. */
+double gfx_strtod_c (const char *text, char **end);
+
+/* Makes the calling thread format and parse numbers as in the C locale until
+ * gfx_c_numbers_end (previous) (uselocale: other threads are not affected). */
+locale_t gfx_c_numbers_begin (void);
+void gfx_c_numbers_end (locale_t previous);
+
+#endif
