@@ -125,14 +125,17 @@ write_stopped (off_t size, long long free_before)
 
 /* gray: one colour channel, written as such where the saver has the choice (JPEG). */
 static void
-write_buffer (GeglBuffer *buffer, const char *op, const char *path, gfx_depth depth, bool gray)
+write_buffer (GeglBuffer *buffer, const char *op, const char *path, bool gray)
 {
   GeglNode *graph = gegl_node_new ();
   GeglNode *src = gegl_node_new_child (graph, "operation", "gegl:buffer-source", "buffer",
                                        buffer, NULL);
   GeglNode *save = gegl_node_new_child (graph, "operation", op, "path", path, NULL);
-  /* Keep the precision: png and ppm hold 8 or 16 bits; tiff (it has "fp") also float. */
-  int bits = depth == GFX_U8 ? 8 : depth == GFX_U16 ? 16 : 32;
+  /* Keep the buffer's precision (the file's own, for a filter's result on a file kept as
+   * it was stored): png and ppm hold 8 or 16 bits; tiff (it has "fp") also half, float
+   * and double. */
+  const Babl *format = gegl_buffer_get_format (buffer);
+  int bits = 8 * babl_format_get_bytes_per_pixel (format) / babl_format_get_n_components (format);
   if (!gegl_operation_find_property (op, "fp") && bits > 16)
     bits = 16;
   if (gegl_operation_find_property (op, "bitdepth"))
@@ -286,7 +289,7 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
     {
       cli_icc_tidy (babl_format_get_space (gegl_buffer_get_format (buffer)));
       cli_capture_begin (name, "could not be written", CLI_FAILED, discard_pending);
-      write_buffer (buffer, op, tmp, img->depth, gray_jpeg (op, img, space));
+      write_buffer (buffer, op, tmp, gray_jpeg (op, img, space));
       cli_capture_end (codec, sizeof codec);
       g_object_unref (buffer);
       tidy = mend_saved (op, tmp, img, space);
