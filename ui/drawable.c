@@ -80,7 +80,8 @@ gfx_ui_drawable_format (gint32 drawable, gfx_depth *depth, int *channels, gboole
   if (refuse_unusable (drawable, err)) /* a sharp reference has not been through _region */
     return NULL;
   gfx_depth d;
-  switch (gimp_image_get_precision (gimp_item_get_image (drawable)))
+  GimpPrecision precision = gimp_image_get_precision (gimp_item_get_image (drawable));
+  switch (precision)
     {
     case GIMP_PRECISION_U8_LINEAR:
     case GIMP_PRECISION_U8_GAMMA: d = GFX_U8; break;
@@ -90,11 +91,18 @@ gfx_ui_drawable_format (gint32 drawable, gfx_depth *depth, int *channels, gboole
     }
   gboolean gray = gimp_drawable_is_gray (drawable);
   gboolean alpha = gimp_drawable_has_alpha (drawable);
-  const char *layout = gray ? (alpha ? "Y'A" : "Y'") : (alpha ? "R'G'B'A" : "R'G'B'");
+  const Babl *own = gimp_drawable_get_format (drawable);
+  /* A layer mask or channel holds coverage, not colour: its stored values are filtered as
+   * they are, so that a 50% mask dithers to half white in every precision.  GIMP stores
+   * them linear except in 8-bit perceptual images, where they read as they are through
+   * "Y'" (a layer mask there says "Y u8", yet "Y u8" reads 128 as 55). */
+  gboolean coverage = gimp_item_is_channel (drawable) && precision != GIMP_PRECISION_U8_GAMMA;
+  const char *layout = gray ? (alpha ? "Y'A" : coverage ? "Y" : "Y'")
+                            : (alpha ? "R'G'B'A" : "R'G'B'");
   const char *type = d == GFX_U8 ? "u8" : d == GFX_U16 ? "u16" : "float";
   gchar *name = g_strdup_printf ("%s %s", layout, type);
   /* Stay in the drawable's colour space: only the encoding changes, never the primaries. */
-  const Babl *format = babl_format_with_space (name, gimp_drawable_get_format (drawable));
+  const Babl *format = babl_format_with_space (name, own);
   g_free (name);
   if (depth)
     *depth = d;
