@@ -85,14 +85,18 @@ gfx_status cli_load (const char *path, gfx_image *img, char *note, size_t note_l
 gfx_status cli_save (const char *path, const gfx_image *img, gfx_error *err);
 
 /* What cli_save_result needs of the file a filter read: its colour space (the core's
- * samples are in it: cli_load_source converts the encoding, never the primaries), and
+ * samples have its primaries: cli_load_source converts the encoding only), and
  * its own pixels where they are the core's samples in another encoding (linear light, as
  * EXR and HDR files hold), so that the samples a filter left alone are written back
  * exactly.  No buffer: nothing to keep. */
 typedef struct
 {
   struct _GeglBuffer *buffer;
-  const union _Babl *space;
+  const union _Babl *space;      /* the file's */
+  /* The core's samples' space: the file's, or for a file whose profile has a linear TRC
+   * its twin with sRGB's (GIMP 2.10's perceptual encoding of such an image); buffer is
+   * then labelled in it (the same linear samples). */
+  const union _Babl *work_space;
 } cli_source;
 gfx_status cli_load_source (const char *path, gfx_image *img, cli_source *src, char *note,
                             size_t note_len, gfx_error *err);

@@ -105,7 +105,7 @@ run (const identify_opts *o, const gfx_identify_params *p)
 {
   gfx_error err;
   gfx_image blurred = { 0 }, sharp = { 0 };
-  cli_source blurred_src = { NULL, NULL };
+  cli_source blurred_src = { NULL, NULL, NULL };
   gfx_iir_filter f;
   gfx_identify_report rep;
   char note[GFX_MSG_LEN], text[2048];

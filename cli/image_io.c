@@ -259,6 +259,36 @@ load_buffer (const char *path, const char *name, int *frames, gfx_error *err)
   return buffer;
 }
 
+/* The space the core works in for a file in space: space itself, but for a profile whose
+ * TRC is linear (GIMP's export of a linear-light image) its twin with sRGB's TRC, as GIMP
+ * 2.10 encodes such an image perceptually (R'G'B' in the linear space itself would be the
+ * linear samples unchanged: a halftone's middle level at 0.5 linear, not GIMP's 0.214). */
+static const Babl *
+perceptual_twin (const Babl *format, const Babl *space)
+{
+  const Babl *r = NULL, *g = NULL, *b = NULL, *linear = babl_trc ("linear");
+  babl_space_get (space, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &r, &g, &b);
+  bool is_linear = r == linear && (!g || g == linear) && (!b || b == linear);
+  return is_linear && !strchr (babl_format_get_encoding (format), '~') /* sRGB's own TRC */
+           ? babl_space_with_trc (space, babl_trc ("sRGB"))
+           : space;
+}
+
+/* Labels buffer's samples, which are linear (R'G'B' in a linear space is RGB), as the same
+ * linear samples in twin: "R'G'B'A u16" becomes "RGBA u16", "Y' float" "Y float". */
+static void
+relabel_linear (GeglBuffer *buffer, const Babl *twin)
+{
+  char linear[64];
+  size_t n = 0;
+  for (const char *c = babl_format_get_encoding (gegl_buffer_get_format (buffer));
+       *c && n + 1 < sizeof linear; c++)
+    if (*c != '\'')
+      linear[n++] = *c;
+  linear[n] = '\0';
+  gegl_buffer_set_format (buffer, babl_format_with_space (linear, twin));
+}
+
 /* Whether own holds the same samples as work in another encoding or type: babl's model
  * flags equal but for the transfer curve (Y/Y', RGB/R'G'B', alpha alike), no palette. */
 static bool
@@ -339,7 +369,10 @@ load_source (const char *path, const char *name, gfx_image *img, cli_source *src
   src->space = babl_format_get_space (gegl_buffer_get_format (buffer));
   if (babl_space_is_cmyk (src->space))
     src->space = babl_space ("sRGB");
-  const Babl *work = cli_layout_format (colors, alpha, depth, src->space);
+  src->work_space = perceptual_twin (gegl_buffer_get_format (buffer), src->space);
+  if (src->work_space != src->space)
+    relabel_linear (buffer, src->work_space);
+  const Babl *work = cli_layout_format (colors, alpha, depth, src->work_space);
   if (st == GFX_OK)
     gegl_buffer_get (buffer, r, 1.0, work, img->pixels, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
   if (st == GFX_OK && same_samples_other_encoding (gegl_buffer_get_format (buffer), work))
@@ -354,7 +387,7 @@ cli_load_source (const char *path, gfx_image *img, cli_source *src, char *note,
                  size_t note_len, gfx_error *err)
 {
   memset (img, 0, sizeof *img);
-  *src = (cli_source) { NULL, NULL };
+  *src = (cli_source) { NULL, NULL, NULL };
   note[0] = '\0';
   if (!cli_is_stdin (path))
     return load_source (path, path, img, src, note, note_len, err);

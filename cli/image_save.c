@@ -206,7 +206,7 @@ buffer_to_save (const gfx_image *in, const gfx_image *img, const cli_source *src
                 const char *name, gfx_error *err)
 {
   const Babl *work = cli_layout_format (gfx_image_color_channels (img), img->has_alpha,
-                                        img->depth, src ? src->space : NULL);
+                                        img->depth, src ? src->work_space : NULL);
   const GeglRectangle rect = { 0, 0, img->width, img->height };
   if (!in || !src || !src->buffer)
     {
@@ -231,8 +231,10 @@ buffer_to_save (const gfx_image *in, const gfx_image *img, const cli_source *src
   gegl_buffer_get (src->buffer, &rect, 1.0, own, stored, GEGL_AUTO_ROWSTRIDE,
                    GEGL_ABYSS_NONE);
   gfx_image_keep_unchanged (in, img, stored, result, sample_bytes);
-  GeglBuffer *buffer = gegl_buffer_new (&rect, own);
-  gegl_buffer_set (buffer, &rect, 0, own, result, GEGL_AUTO_ROWSTRIDE);
+  /* The file's own samples in the file's own space (buffer may be labelled in the twin). */
+  const Babl *file = babl_format_with_space (babl_format_get_encoding (own), src->space);
+  GeglBuffer *buffer = gegl_buffer_new (&rect, file);
+  gegl_buffer_set (buffer, &rect, 0, file, result, GEGL_AUTO_ROWSTRIDE);
   g_free (stored);
   g_free (result);
   return buffer;
@@ -282,7 +284,7 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
   errno = 0;
   const Babl *space = src ? src->space : NULL;
   if (own && !strcmp (op, "gegl:ppm-save"))
-    written = cli_write_pnm (tmp, img, space);
+    written = cli_write_pnm (tmp, img, src ? src->work_space : NULL);
   else if (own) /* gray: it keeps a gray profile as GEGL's PNGs do (mend_saved) */
     written = cli_write_png_1bit (tmp, img) && png_gray_profile (tmp, img, space);
   else
