@@ -13,6 +13,12 @@
 static gboolean
 refuse_unusable (gint32 drawable, gfx_error *err)
 {
+  if (drawable < 1) /* a script's -1 or 0 never named one */
+    {
+      gfx_fail (err, GFX_ERR_PARAM, _("drawable %d: no layer, layer mask or channel has "
+                                      "this number"), (int) drawable);
+      return TRUE;
+    }
   if (!gimp_item_is_valid (drawable))
     {
       gfx_fail (err, GFX_ERR_INPUT, "%s", _("The layer is gone (its image was closed, or the "

@@ -120,9 +120,13 @@ run_with_values (const gfx_ui_proc *proc, GimpRunMode mode, gint32 image, gint32
           return status;
         return gfx_ui_process (proc, image, drawable, values, NULL, err);
       }
-    default: /* GIMP_RUN_WITH_LAST_VALS */
+    case GIMP_RUN_WITH_LAST_VALS:
       gfx_ui_load_values (proc->proc_name, set, values);
       return gfx_ui_process (proc, image, drawable, values, NULL, err);
+    default:
+      gfx_fail (err, GFX_ERR_PARAM, _("run-mode %d: 0 (RUN-INTERACTIVE), 1 "
+                "(RUN-NONINTERACTIVE) or 2 (RUN-WITH-LAST-VALS)"), (int) mode);
+      return GIMP_PDB_CALLING_ERROR;
     }
 }
 

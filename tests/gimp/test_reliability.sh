@@ -114,6 +114,25 @@ for proc in "plug-in-gpufx-halftone|0 2 0 0 -1" "plug-in-gpufx-local-enhance|4 0
   batch_error "$name: selection outside the layer refused" "$work/sel.log" $? 'selection|select'
 done
 
+# A run-mode out of range (it ran with the last values) and a drawable number that never
+# named one (it was called "gone"): refused, each naming what is wrong; image unchanged.
+gimp_batch "$work/modes.log" "(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"gray8.png\" \"gray8.png\")))
+       (drw (car (gimp-image-get-active-drawable img))))
+  (catch #f (plug-in-gpufx-halftone RUN-NONINTERACTIVE img drw 0 2 0 0 -1))
+  (catch #f (plug-in-gpufx-halftone 7 img drw 0 2 0 0 -1))
+  (catch #f (plug-in-gpufx-local-enhance -1 img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0))
+  (catch #f (plug-in-gpufx-halftone RUN-NONINTERACTIVE img -1 0 2 0 0 -1))
+  (gimp-file-save RUN-NONINTERACTIVE img drw \"modes.png\" \"modes.png\")
+  (gimp-image-delete img))"
+for re in 'run-mode 7: 0 \(RUN-INTERACTIVE\), 1 \(RUN-NONINTERACTIVE\) or 2' 'run-mode -1: 0 ' \
+          'drawable -1: no layer, layer mask or channel has this number'; do
+  grep -qE -- "$re" "$work/modes.log" && pass "bad run-mode or drawable: message /$re/" \
+    || fail "bad run-mode or drawable: message /$re/" "$(grep -A1 'GIMP-Error' "$work/modes.log" | head -6 | tr '\n' ' ')"
+done
+"$build/gpufx" halftone "$work/gray8.png" "$work/modes-cli.png" --backend cpu --quiet
+check_images "bad run-mode or drawable: only the good call changed the image" same \
+  "$work/modes.png" "$work/modes-cli.png"
+
 # Indexed images: a clear error from every procedure, the image unchanged.
 gimp_batch "$work/indexed.log" "(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"rgba8.png\" \"rgba8.png\")))
        (drw (car (gimp-image-get-active-drawable img))))
