@@ -121,7 +121,7 @@ run (const identify_opts *o, const gfx_identify_params *p)
                            p->method, &f, &rep, &err);
   if (st == GFX_OK)
     {
-      gfx_identify_report_text (&rep, p->method, text, sizeof text);
+      gfx_identify_report_text (&rep, p->method, NULL, text, sizeof text);
       st = gfx_iir_write (o->output, &f, text, &err);
     }
   if (st == GFX_OK && o->fragments[0])

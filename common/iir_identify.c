@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "iir.h"
+#include "params.h" /* N_ */
 #include "pool.h"
 
 #define TILE 64              /* reference mode: tiles of the sharp image used as fragments */
@@ -339,26 +340,30 @@ gfx_iir_identify (const gfx_image *blurred, const gfx_image *sharp, int m1, int 
 }
 
 void
-gfx_identify_report_text (const gfx_identify_report *r, int method, char *buf, size_t len)
+gfx_identify_report_text (const gfx_identify_report *r, int method, gfx_translate_fn tr,
+                          char *buf, size_t len)
 {
   size_t at = 0;
+#define T(msgid) (tr ? tr (msgid) : (msgid))
 #define ADD(...) at += (size_t) snprintf (buf + at, at < len ? len - at : 0, __VA_ARGS__)
-  ADD ("fragments: %d %s\n", r->n_fragments,
-       r->automatic ? "edges found automatically" : "tiles of the sharp reference");
+  ADD (T (N_("fragments: %d %s\n")), r->n_fragments,
+       r->automatic ? T (N_("edges found automatically")) : T (N_("tiles of the sharp reference")));
   double cond = 0;
   for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
     cond = fmax (cond, r->cond[q]);
-  ADD ("equations: %zu per quadrant, condition number %.3g\n", r->equations[0], cond);
-  ADD ("residual (%s): %.6g\n", method == GFX_IDENTIFY_LAD ? "mean absolute" : "RMS",
-       r->residual);
+  ADD (T (N_("equations: %zu per quadrant, condition number %.3g\n")), r->equations[0], cond);
+  ADD (T (N_("residual (%s): %.6g\n")),
+       method == GFX_IDENTIFY_LAD ? T (N_("mean absolute")) : T (N_("RMS")), r->residual);
   if (isinf (r->lambda))
-    ADD ("regularisation: recursive part dropped (FIR fit)\n");
+    ADD ("%s\n", T (N_("regularisation: recursive part dropped (FIR fit)")));
   else
-    ADD ("regularisation: lambda %g\n", r->lambda);
-  ADD ("fragments RMS error: %.6g blurred, %.6g filtered\n", r->blurred_rms, r->output_rms);
+    ADD (T (N_("regularisation: lambda %g\n")), r->lambda);
+  ADD (T (N_("fragments RMS error: %.6g blurred, %.6g filtered\n")), r->blurred_rms,
+       r->output_rms);
   for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
-    ADD ("q%d %s margin %.4f\n", q + 1, r->stability.stable[q] ? "stable" : "unstable",
-         r->stability.margin[q]);
+    ADD (T (N_("q%d %s margin %.4f\n")), q + 1,
+         r->stability.stable[q] ? T (N_("stable")) : T (N_("unstable")), r->stability.margin[q]);
+#undef T
 #undef ADD
   if (at > 0 && at <= len)
     buf[at - 1] = '\0'; /* no trailing newline */

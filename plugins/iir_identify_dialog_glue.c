@@ -141,12 +141,13 @@ store_filter (identify_ui *ui, identify_job *job, gfx_error *err)
 {
   const gfx_iir_deblur_params *dp = gfx_dialog_values (ui->dlg);
   gchar *path = identify_target (ui, dp->filter_file);
-  char text[2048];
-  gfx_identify_report_text (&job->rep, job->p.method, text, sizeof text);
+  char text[2048], shown[4096]; /* the file's comment in English, the label translated */
+  gfx_identify_report_text (&job->rep, job->p.method, NULL, text, sizeof text);
+  gfx_identify_report_text (&job->rep, job->p.method, gfx_ui_tr, shown, sizeof shown);
   gfx_status st = gfx_iir_write (path, &job->f, text, err);
   if (st == GFX_OK)
     {
-      show_report (ui, text, FALSE);
+      show_report (ui, shown, FALSE);
       point_dialog_at (ui, path);
       g_free (ui->written);
       ui->written = path;

@@ -72,7 +72,7 @@ identify_work (gint32 drawable, const gfx_identify_params *p, double *residual,
                            p->mask_cols, p->method, &f, &rep, err);
   if (st == GFX_OK)
     {
-      gfx_identify_report_text (&rep, p->method, text, sizeof text);
+      gfx_identify_report_text (&rep, p->method, NULL, text, sizeof text);
       st = gfx_iir_write (p->filter_file, &f, text, err);
       *residual = rep.residual;
     }

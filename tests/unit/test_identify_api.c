@@ -66,6 +66,33 @@ finite_filter (const gfx_iir_filter *f)
   return 1;
 }
 
+/* A stand-in translation: each message marked, so that the report shows what went
+ * through the dialog's gettext (a ring of buffers: one line may ask for two). */
+static const char *
+mark (const char *msgid)
+{
+  static char ring[4][128];
+  static int next;
+  char *out = ring[next++ % 4];
+  snprintf (out, sizeof ring[0], "#%s", msgid);
+  return out;
+}
+
+/* Every line of the report, and every word put into one, is a message for translators. */
+static void
+report_translated (const gfx_identify_report *rep, int method, const char *name)
+{
+  char text[2048];
+  gfx_identify_report_text (rep, method, mark, text, sizeof text);
+  int lines = 0, marked = 0;
+  for (const char *line = text; line; line = strchr (line, '\n'), line = line ? line + 1 : NULL)
+    lines++, marked += line[0] == '#';
+  const char *word = method == GFX_IDENTIFY_LAD ? "(#mean absolute)" : "(#RMS)";
+  CHECK (lines == 9 && marked == 9 && strstr (text, " #edges found automatically")
+           && strstr (text, word) && strstr (text, "q4 #stable"),
+         "identify_%s_report_every_message_translated (%d of %d lines)", name, marked, lines);
+}
+
 static void
 run_mode (const gfx_image *blurred, const gfx_image *sharp, int method, const char *name)
 {
@@ -87,6 +114,8 @@ run_mode (const gfx_image *blurred, const gfx_image *sharp, int method, const ch
            && rep.residual > 0 && isfinite (rep.residual),
          "identify_%s_report_filled (cond %.3g, %zu equations, residual %.4g, lambda %g)", name,
          rep.cond[0], rep.equations[0], rep.residual, rep.lambda);
+  if (!sharp)
+    report_translated (&rep, method, name);
 }
 
 int
