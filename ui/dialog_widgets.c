@@ -114,15 +114,34 @@ on_spin_output (GtkSpinButton *spin, const gfx_param_desc *d)
   return TRUE;
 }
 
+/* What was typed: a number with a decimal point or comma whatever the locale (the help
+ * pages and Script-Fu write "0.5"; GTK's numeric spin buttons dropped the sign that is not
+ * the locale's, so "0.55" became 55 under de_DE), or the auto_label for `min`. */
 static gint
 on_spin_input (GtkSpinButton *spin, gdouble *value, const gfx_param_desc *d)
 {
   const char *text = gtk_entry_get_text (GTK_ENTRY (spin));
-  if (g_strcmp0 (text, gfx_ui_auto_text (d->auto_label))
-      && g_ascii_strcasecmp (text, d->auto_label))
-    return FALSE;
-  *value = d->min;
+  if (d->auto_label && (!g_strcmp0 (text, gfx_ui_auto_text (d->auto_label))
+                        || !g_ascii_strcasecmp (text, d->auto_label)))
+    {
+      *value = d->min;
+      return TRUE;
+    }
+  gchar *number = g_strdelimit (g_strstrip (g_strdup (text)), ",", '.'), *end;
+  double v = g_ascii_strtod (number, &end);
+  gboolean ok = *number && !*end && isfinite (v);
+  g_free (number);
+  if (!ok)
+    return GTK_INPUT_ERROR; /* GTK shows the value as it was */
+  *value = v;
   return TRUE;
+}
+
+static void
+accept_typed_numbers (GtkWidget *spin, const gfx_param_desc *d)
+{
+  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), FALSE);
+  g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), (gpointer) d);
 }
 
 static double
@@ -143,13 +162,10 @@ make_spin (gfx_dialog *dlg, const gfx_param_desc *d, double v)
   double step = param_step (d);
   GtkObject *adj = gtk_adjustment_new (v, d->min, d->max, step, step * 10, 0);
   GtkWidget *spin = gtk_spin_button_new (GTK_ADJUSTMENT (adj), step, param_digits (d));
-  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), d->auto_label == NULL);
   gtk_entry_set_width_chars (GTK_ENTRY (spin), 8);
+  accept_typed_numbers (spin, d);
   if (d->auto_label)
-    {
-      g_signal_connect (spin, "output", G_CALLBACK (on_spin_output), (gpointer) d);
-      g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), (gpointer) d);
-    }
+    g_signal_connect (spin, "output", G_CALLBACK (on_spin_output), (gpointer) d);
   g_object_set_data (G_OBJECT (adj), "gfx-owner", spin);
   g_signal_connect (adj, "value-changed", G_CALLBACK (on_adjustment), dlg);
   return spin;
@@ -228,6 +244,7 @@ add_row (gfx_dialog *dlg, GtkWidget *table, int row, int i)
                                                  param_digits (d), TRUE, d->min, d->max,
                                                  help, NULL);
           w = GIMP_SCALE_ENTRY_SPINBUTTON (adj);
+          accept_typed_numbers (w, d);
           dlg->scales[i] = adj;
           g_object_set_data (G_OBJECT (adj), "gfx-owner", w);
           g_signal_connect (adj, "value-changed", G_CALLBACK (on_adjustment), dlg);

@@ -166,6 +166,20 @@ test_filter () {
     echo "q4 a 1 0 0 0 0 0 0 0 0";              echo "q4 b 1 -0.2 0 -0.2 0.1 0 0 0 0"; } >"$1"
 }
 
+# comma_locale: compiles de_DE.UTF-8 (a decimal comma) into $work/locale with localedef
+# (Debian package locales) and prints that folder, for LOCPATH=... LC_ALL=de_DE.UTF-8;
+# fails, printing why, when it cannot.
+comma_locale () {
+  local loc=$work/locale
+  mkdir -p "$loc"
+  localedef -c -i de_DE -f UTF-8 "$loc/de_DE.UTF-8" >"$work/localedef.log" 2>&1
+  if [ "$(LOCPATH=$loc LC_ALL=de_DE.UTF-8 locale decimal_point 2>/dev/null)" != "," ]; then
+    echo "could not make a de_DE.UTF-8 locale (Debian package locales): $(tail -1 "$work/localedef.log")"
+    return 1
+  fi
+  echo "$loc"
+}
+
 # wait_window TITLE [SECONDS]: prints the id of the window titled TITLE once it is shown
 # (tries for SECONDS, default 30; prints nothing and fails if it never is).
 wait_window () {

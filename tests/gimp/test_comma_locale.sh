@@ -11,13 +11,7 @@ if [ ! -x "$build/gpufx-iir-deblur" ]; then
   exit 0
 fi
 gimp_setup gimp/comma-locale
-loc=$work/locale
-mkdir -p "$loc"
-localedef -c -i de_DE -f UTF-8 "$loc/de_DE.UTF-8" >"$work/localedef.log" 2>&1
-if [ "$(LOCPATH=$loc LC_ALL=de_DE.UTF-8 locale decimal_point 2>/dev/null)" != "," ]; then
-  skip gimp/comma-locale "could not make a de_DE.UTF-8 locale (Debian package locales): $(tail -1 "$work/localedef.log")"
-  exit 0
-fi
+loc=$(comma_locale) || { skip gimp/comma-locale "$loc"; exit 0; }
 cli=$build/gpufx
 "$py" - "$work" <<'PY' || { fail inputs "could not write the inputs"; exit 1; }
 import sys, numpy as np

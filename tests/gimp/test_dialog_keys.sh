@@ -98,6 +98,24 @@ if typed deblur-typed "IIR Deblur (quadrant filters)" rgba8.png \
     "$work/cli-deblur.png"
 fi
 
+# Under a locale with a decimal comma (de_DE), a value typed with a point reaches the
+# filter as typed, and one with a comma too (GTK's numeric spin buttons dropped the point:
+# 2.5 became 25 and 0.725 became 725, clamped to 10).
+if loc=$(comma_locale); then
+  # (bash itself cannot load the locale: its warning goes to /dev/null)
+  if { LOCPATH=$loc LC_ALL=de_DE.UTF-8 typed enhance-comma-locale \
+         "Local Enhance (histogram statistics)" rgba8.png \
+         '(plug-in-gpufx-local-enhance RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0)' \
+         $(field g 2.5) $(field 0 0,55) $(field 2 0.725) alt+o; } 2>/dev/null; then
+    "$cli" enhance "$work/rgba8.png" "$work/cli-comma.png" --gain 2.5 --k0 0.55 --k2 0.725 \
+      --backend cpu --quiet
+    compare_images enhance-point-and-comma-typed-under-de_DE "$work/typed-enhance-comma-locale.png" \
+      "$work/cli-comma.png"
+  fi
+else
+  skip enhance-comma-locale "$loc"
+fi
+
 # Values between the allowed ones: a window n typed even (4) and stepped up with the arrow
 # key comes to the odd grid (7; it was 6, refused, and OK did nothing); k2 takes three
 # decimals (0.025: the 4th edition's small sigma bound is of that size).  Both reach the
