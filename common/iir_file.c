@@ -103,7 +103,10 @@ expect_number (lexer *lx, double *v, const char *what, gfx_error *err)
   errno = 0;
   double d = gfx_strtod_c (start, &end);
   if (end != lx->p || end == start)
-    return expected (lx, err, what);
+    return *end == ',' && end > start /* "0,5": a decimal comma (a locale's) */
+             ? gfx_fail (err, GFX_ERR_INPUT, "%s:%d: expected %s, found %s: numbers take a "
+                         "decimal point, not a comma", lx->source, lx->tok_line, what, lx->tok)
+             : expected (lx, err, what);
   if (!isfinite (d) || (errno == ERANGE && d == 0)) /* subnormals are fine */
     return gfx_fail (err, GFX_ERR_INPUT, "%s:%d: expected %s, found %s which is not a finite "
                      "double-precision number", lx->source, lx->tok_line, what, lx->tok);

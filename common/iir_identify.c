@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "c_numbers.h"
 #include "iir.h"
 #include "params.h" /* N_ */
 #include "pool.h"
@@ -344,6 +345,8 @@ gfx_identify_report_text (const gfx_identify_report *r, int method, gfx_translat
                           char *buf, size_t len)
 {
   size_t at = 0;
+  /* English (a file's comment, the CLI) with C's numbers; translated, the user's. */
+  locale_t user_locale = tr ? (locale_t) 0 : gfx_c_numbers_begin ();
 #define T(msgid) (tr ? tr (msgid) : (msgid))
 #define ADD(...) at += (size_t) snprintf (buf + at, at < len ? len - at : 0, __VA_ARGS__)
   ADD (T (N_("fragments: %d %s\n")), r->n_fragments,
@@ -364,6 +367,7 @@ gfx_identify_report_text (const gfx_identify_report *r, int method, gfx_translat
     ADD (T (N_("q%d %s margin %.4f\n")), q + 1,
          r->stability.stable[q] ? T (N_("stable")) : T (N_("unstable")), r->stability.margin[q]);
 #undef T
+  gfx_c_numbers_end (user_locale);
 #undef ADD
   if (at > 0 && at <= len)
     buf[at - 1] = '\0'; /* no trailing newline */

@@ -124,9 +124,13 @@ gfx_param_describe_range (const gfx_param_desc *d, char *buf, size_t len)
         break;
       }
     case GFX_PT_FLOAT:
-      snprintf (buf, len, "%s%g to %g", (d->flags & GFX_PF_MIN_EXCLUSIVE) ? "above " : "",
-                d->min, d->max);
-      break;
+      {
+        locale_t user_locale = gfx_c_numbers_begin (); /* as the values are written */
+        snprintf (buf, len, "%s%g to %g", (d->flags & GFX_PF_MIN_EXCLUSIVE) ? "above " : "",
+                  d->min, d->max);
+        gfx_c_numbers_end (user_locale);
+        break;
+      }
     }
 }
 

@@ -133,8 +133,8 @@ schedule (gfx_dialog *dlg, const char *env, gint response)
 {
   const char *secs = g_getenv (env);
   if (secs)
-    g_timeout_add_full (G_PRIORITY_DEFAULT, (guint) (atof (secs) * 1000), press,
-                        press_job_new (dlg, response), g_free);
+    g_timeout_add_full (G_PRIORITY_DEFAULT, (guint) (g_ascii_strtod (secs, NULL) * 1000),
+                        press, press_job_new (dlg, response), g_free);
 }
 
 /* Adds "KEY<tab>LABEL" to the GString data for each label shown in w with a mnemonic

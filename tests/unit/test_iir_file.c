@@ -166,6 +166,7 @@ test_malformed (void)
   malformed ("  0.125 0 0", "  inf 0 0", "bad.iir:8:", "not a finite");
   malformed ("  0.125 0 0", "  1e999 0 0", "bad.iir:8:", "not a finite");
   malformed ("  0.125 0 0", "  0.125x 0 0", "bad.iir:8:", "coefficient 4 of 6 of q1 b, b(1,0)");
+  malformed ("  0.125 0 0", "  0,125 0 0", "bad.iir:8:", "decimal point, not a comma");
   malformed ("q2 a 0.5", "q3 a 0.5", "bad.iir:10:", "'q2 a'");
   malformed ("q3 b 1", "q3 a 1", "bad.iir:12:", "'q3 b'");
   malformed ("q4 b\t1 0 0 0 0 -0.5\n", "q4 b\t1 0 0 0 0 -0.5\nextra\n", "bad.iir:15:",
