@@ -38,6 +38,14 @@ put_label (GString *page, const char *msgid)
   g_free (label);
 }
 
+/* A translated choice as its list shows it: a combo box has no mnemonics, so an
+ * underscore is the text's own ("m_S", "s_G": subscripts). */
+static void
+put_choice (GString *page, const char *msgid)
+{
+  put (page, "%s", gfx_ui_tr (msgid));
+}
+
 /* <tag>text</tag> and a line break, the text escaped. */
 static void
 put_element (GString *page, const char *tag, const char *text)
@@ -109,7 +117,7 @@ put_values (GString *page, const gfx_param_desc *d, gboolean pdb)
           g_string_append (page, i ? "<br>" : "");
           if (pdb)
             put (page, "%d = ", i);
-          put_label (page, d->choice_labels[i]);
+          put_choice (page, d->choice_labels[i]);
         }
       break;
     case GFX_PT_BOOL:
@@ -159,7 +167,7 @@ put_default (GString *page, const gfx_param_desc *d, const void *defaults)
   const double v = d->type == GFX_PT_STRING ? 0 : gfx_param_get (d, defaults);
   switch (d->type)
     {
-    case GFX_PT_ENUM: put_label (page, d->choice_labels[(int) v]); break;
+    case GFX_PT_ENUM: put_choice (page, d->choice_labels[(int) v]); break;
     case GFX_PT_BOOL: put (page, "%s", v ? _("on") : _("off")); break;
     case GFX_PT_STRING:
       put (page, "%s", *gfx_param_get_string (d, defaults) ? gfx_param_get_string (d, defaults)

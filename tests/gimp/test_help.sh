@@ -40,6 +40,12 @@ for proc in $procs; do
     || fail "$proc-page-lists-the-pdb-arguments" "page: $got; PDB: ${want:-nothing}"
 done
 
+# A choice is written as its list in the dialog shows it: the rule's "m_S", "s_G" keep their
+# underscores (subscripts, not mnemonics: they were stripped, "mS <= k0 mG").
+grep -qF 'm_S &lt;= k0 m_G, k1 s_G &lt;= s_S &lt;= k2 s_G' "$(page plug-in-gpufx-local-enhance)" \
+  && pass local-enhance-page-rule-as-the-dialog-shows-it \
+  || fail local-enhance-page-rule-as-the-dialog-shows-it "$(grep -o '3rd edition[^<]*' "$(page plug-in-gpufx-local-enhance)" | head -1)"
+
 # Each filter's page shows the README's before/after picture of it.
 for pair in "plug-in-gpufx-halftone halftone" "plug-in-gpufx-local-enhance enhance" \
             "plug-in-gpufx-iir-deblur deblur"; do
