@@ -105,6 +105,9 @@ gfx_status cli_load_source (const char *path, gfx_image *img, cli_source *src, c
 gfx_status cli_save_result (const char *path, const gfx_image *in, const gfx_image *out,
                             const cli_source *src, gfx_error *err);
 void cli_source_free (cli_source *src);
+/* Removes the output being written, if any (async-signal-safe: a signal or a fatal error
+ * ends the run). */
+void cli_save_abandon_now (void);
 /* Removes a folder and the files in it (one level). */
 void cli_remove_dir (const char *dir);
 

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "image_io.h"
+#include "private_tmp.h"
 
 static bool gegl_started;
 
@@ -19,10 +20,14 @@ static bool gegl_started;
  * says one line, which quotes the first of them.  GPUFX_DEBUG=1 prints them as well. */
 static char gegl_said[CLI_GEGL_SAID_LEN];
 
+static void fatal (const gchar *domain, const gchar *message);
+
 static void
 keep_warning (const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data)
 {
   (void) data;
+  if (level & (G_LOG_FLAG_FATAL | G_LOG_LEVEL_ERROR))
+    fatal (domain, message);
   bool warning = level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
   if (warning && !gegl_said[0])
     snprintf (gegl_said, sizeof gegl_said, "%s", message);
@@ -155,6 +160,32 @@ exit_while_capturing (void)
   fprintf (stderr, "gpufx%s%s: %s: %s (%s)\n", cmd ? " " : "", cmd ? cmd : "", capture_path,
            capture_what, said);
   _exit (capture_status);
+}
+
+/* GLib's fatal errors end the process (g_malloc's "failed to allocate N bytes" when a
+ * loader or saver runs out of memory: GLib then traps, with nothing said).  Says so in one
+ * line, removes what the run was writing and its own folder, and exits with status 1;
+ * without allocating, as memory may be what ran out. */
+static void
+fatal (const gchar *domain, const gchar *message)
+{
+  const char *said = message;
+  for (const char *c = message; *c && *c != ' '; c++) /* "../glib/gmem.c:136: failed ..." */
+    if (c[0] == ':' && c[1] == ' ')
+      said = c + 2;
+  bool memory = strstr (said, "failed to allocate") != NULL;
+  char line[512];
+  const char *cmd = cli_command_running ();
+  int n = snprintf (line, sizeof line, "gpufx%s%s: %s%s%s(%s%s%s); nothing was written\n",
+                    cmd ? " " : "", cmd ? cmd : "", captured ? capture_path : "",
+                    captured ? ": " : "", memory ? "out of memory " : "", domain ? domain : "",
+                    domain ? ": " : "", said);
+  int to = saved_stderr >= 0 ? saved_stderr : 2; /* the user's stderr, not a codec capture */
+  if (n > 0 && write (to, line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1) < 0)
+    n = 0;
+  cli_save_abandon_now ();
+  cli_private_tmp_remove_now ();
+  _exit (CLI_FAILED);
 }
 
 void

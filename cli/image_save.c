@@ -60,13 +60,19 @@ discard_pending (void)
   pending_dir[0] = pending_tmp[0] = '\0';
 }
 
-static void
-remove_pending (int sig)
+void
+cli_save_abandon_now (void)
 {
   if (pending_tmp[0]) /* async-signal-safe calls only: a saver's own leftovers may stay */
     unlink (pending_tmp);
   if (pending_dir[0])
     rmdir (pending_dir);
+}
+
+static void
+remove_pending (int sig)
+{
+  cli_save_abandon_now ();
   cli_private_tmp_remove_now ();
   signal (sig, SIG_DFL);
   raise (sig);
@@ -276,6 +282,7 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
     }
   void (*old_int) (int) = signal (SIGINT, remove_pending);
   void (*old_term) (int) = signal (SIGTERM, remove_pending);
+  void (*old_hup) (int) = signal (SIGHUP, remove_pending); /* the terminal closed */
   const char *tmp = pending_tmp;
   long long free_before = free_blocks (pending_dir);
   char *said = cli_gegl_said (), codec[256] = "";
@@ -323,6 +330,7 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
   discard_pending ();
   signal (SIGINT, old_int); /* the run's own folder's handler (private_tmp.c) */
   signal (SIGTERM, old_term);
+  signal (SIGHUP, old_hup);
   return st;
 }
 

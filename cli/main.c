@@ -8,6 +8,7 @@
  *     int name_main (int argc, char **argv) lives in cli/NAME.c (cli.h has helpers:
  *     cli_parse/cli_help over a parameter table, cli_load/cli_save, cli_fail). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -116,6 +117,9 @@ say_env_note (int argc, char **argv)
 int
 main (int argc, char **argv)
 {
+  /* Past the file size limit (ulimit -f) a write fails with EFBIG, which the savers report
+   * in one line (image_save.c), instead of the kernel killing the process mid-file. */
+  signal (SIGXFSZ, SIG_IGN);
   /* All three set environment variables: before any thread (the GPU's warm-up) starts. */
   cli_private_tmp_begin ();
   cli_gegl_modules_select ();

@@ -49,10 +49,34 @@ def main():
                 T.check(f.read() == b"what was here before", f"{name}: the old file is kept")
             left = sorted(set(os.listdir(d)) - {"in.exr", "out.exr", "failmalloc.so", "f.iir"})
             T.check(not left, f"{name}: no temporary file left", " ".join(left))
+        loading_runs_out(d, shim, out)
         r = T.run_cli("halftone", src, out, "--backend", "cpu", "--quiet")
         back = cv2.imread(out, cv2.IMREAD_UNCHANGED)
         T.check(r.returncode == 0 and back is not None and back.shape == (H, W, 3),
                 "control: the same run with memory writes the EXR", r.stderr.strip())
+
+
+def loading_runs_out(d, shim, out):
+    """Memory running out inside GEGL's loader (GLib's g_malloc of a tile fails: every
+    allocation of 100 kB or more here) ended the process with a trap and nothing said.  Now:
+    one line naming the file and saying out of memory, status 1, the old output kept, and
+    gpufx's private folder (under TMPDIR) removed."""
+    src = os.path.join(d, "big.png")
+    T.save(src, T.noise(900, 600, 3, np.uint8, seed=3))
+    tmp = os.path.join(d, "tmp")
+    os.makedirs(tmp, exist_ok=True)
+    env = {"LD_PRELOAD": shim, "GPUFX_TEST_FAIL_MALLOC_FROM": "100000", "TMPDIR": tmp}
+    r = T.run_cli("halftone", src, out, "--backend", "cpu", env=env)
+    lines = r.stderr.strip().splitlines()
+    T.check(r.returncode == 1 and len(lines) == 1 and "big.png" in lines[0]
+            and "out of memory" in lines[0],
+            "out of memory while GEGL loads: status 1, one line naming the file",
+            f"status {r.returncode}: {r.stderr.strip()[-300:]}")
+    with open(out, "rb") as f:
+        T.check(f.read() == b"what was here before",
+                "out of memory while GEGL loads: the old file is kept")
+    T.check(not os.listdir(tmp), "out of memory while GEGL loads: no private folder left",
+            " ".join(os.listdir(tmp)))
 
 
 def write_filter(d):

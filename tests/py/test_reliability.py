@@ -424,7 +424,7 @@ def signal_checks(cli, d):
     src = os.path.join(d, "big16.png")
     if not os.path.exists(src):
         T.save(src, T.noise(3000, 3000, 3, np.uint16, seed=1))
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # HUP: the terminal closed
         name = signal.Signals(sig).name
         out = os.path.join(d, f"kept-{name}.png")
         with open(out, "wb") as f:
@@ -461,8 +461,8 @@ def write_failure_checks(cli, d):
     src = os.path.join(d, "wf-in.png")
     T.save(src, T.noise(200, 150, 3, seed=4))
 
-    def limited():
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else the kernel kills the process
+    def limited():  # as a shell's ulimit -f: SIGXFSZ as it comes (gpufx itself ignores it)
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
         resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
 
     for ext in ("png", "tif", "jpg", "webp", "exr", "hdr", "npy", "ppm"):
