@@ -22,7 +22,7 @@ report (void *ctx, double fraction)
   if (p->quiet || t - p->start < p->after)
     return;
   if (p->tty)
-    fprintf (stderr, "\rgpufx %s: %3d%%", p->cmd, (int) (fraction * 100.0));
+    fprintf (stderr, "\r\033[Kgpufx %s: %3d%%", p->cmd, (int) (fraction * 100.0));
   else if (t - p->last_line >= 1.0 || fraction >= 1.0) /* a log: a line a second at most */
     {
       fprintf (stderr, "gpufx %s: %d%%\n", p->cmd, (int) (fraction * 100.0));
@@ -31,61 +31,87 @@ report (void *ctx, double fraction)
   p->shown = true;
 }
 
+/* What the run does now, once it has taken about a second ("writing OUT": a large file's
+ * encoding can take longer than the filter); on a terminal it replaces the line. */
 static void
-progress_end (progress_line *p)
+progress_stage (progress_line *p, const char *what, const char *path)
 {
-  if (p->shown && p->tty)
-    fprintf (stderr, "\rgpufx %s: done in %.1f s\n", p->cmd, gfx_seconds () - p->start);
+  if (p->quiet || gfx_seconds () - p->start < p->after)
+    return;
+  const char *name = cli_stream_name (path);
+  if (p->tty)
+    fprintf (stderr, "\r\033[Kgpufx %s: %s %s", p->cmd, what, name);
+  else
+    fprintf (stderr, "gpufx %s: %s %s\n", p->cmd, what, name);
+  p->shown = true;
+}
+
+/* Ends a terminal's progress line: with the time taken once everything is written
+ * (done), else where it stands, so that a message can follow on a line of its own. */
+static void
+progress_end (progress_line *p, bool done)
+{
+  if (p->shown && p->tty && done)
+    fprintf (stderr, "\r\033[Kgpufx %s: done in %.1f s\n", p->cmd, gfx_seconds () - p->start);
+  else if (p->shown && p->tty)
+    fputc ('\n', stderr);
   p->shown = false;
 }
 
-/* A note on stderr ("gpufx halftone: note: ..."), unless it is empty or --quiet. */
+/* A note on stderr ("gpufx halftone: note: ..."), unless it is empty or --quiet; on a line
+ * of its own after a terminal's progress line. */
 static void
-say_note (const char *cmd, const cli_args *args, const char *note)
+say_note (progress_line *p, const cli_args *args, const char *note)
 {
-  if (note[0] && !args->quiet)
-    fprintf (stderr, "gpufx %s: note: %s\n", cmd, note);
+  if (!note[0] || args->quiet)
+    return;
+  progress_end (p, false);
+  fprintf (stderr, "gpufx %s: note: %s\n", p->cmd, note);
 }
 
 /* Says, once path is written, what its format could not hold of img. */
 static void
-note_losses (const char *cmd, const cli_args *args, const char *path, const gfx_image *img)
+note_losses (progress_line *p, const cli_args *args, const char *path, const gfx_image *img)
 {
   char note[GFX_MSG_LEN];
   cli_output_losses (path, img, note, sizeof note);
-  say_note (cmd, args, note);
+  say_note (p, args, note);
 }
 
 /* Writes the result, and the comparison and mask when asked for. */
 static int
-write_outputs (const cli_filter *f, const cli_args *args, const gfx_image *in,
-               const cli_source *src, const gfx_image *out, const gfx_image *mask)
+write_outputs (const cli_filter *f, const cli_args *args, progress_line *p,
+               const gfx_image *in, const cli_source *src, const gfx_image *out,
+               const gfx_image *mask)
 {
-  const char *cmd = f->filter->name;
   gfx_error err;
+  progress_stage (p, "writing", args->pos[1]);
   gfx_status st = cli_save_result (args->pos[1], in, out, src, &err);
   if (st == GFX_OK)
-    note_losses (cmd, args, args->pos[1], out);
+    note_losses (p, args, args->pos[1], out);
   if (st == GFX_OK && args->compare)
     {
       gfx_image both;
       st = cli_side_by_side (in, out, &both, &err);
+      progress_stage (p, "writing", args->compare);
       if (st == GFX_OK)
         {
           st = cli_save_result (args->compare, NULL, &both, src, &err);
           if (st == GFX_OK)
-            note_losses (cmd, args, args->compare, &both);
+            note_losses (p, args, args->compare, &both);
           gfx_image_free (&both);
         }
     }
   if (st == GFX_OK && args->mask_out)
     {
+      progress_stage (p, "writing", args->mask_out);
       if (mask->pixels)
         st = cli_save (args->mask_out, mask, &err);
       else
         st = gfx_fail (&err, GFX_ERR_INTERNAL, "--mask-out: the filter made no mask");
     }
-  return st == GFX_OK ? CLI_OK : cli_fail (cmd, cli_exit_code (st), "%s", err.msg);
+  progress_end (p, st == GFX_OK);
+  return st == GFX_OK ? CLI_OK : cli_fail (f->filter->name, cli_exit_code (st), "%s", err.msg);
 }
 
 /* Checks everything that can be checked before loading and computing. */
@@ -129,14 +155,15 @@ run (const cli_filter *f, const cli_args *args, const void *values)
   gfx_status st = cli_load_source (args->pos[0], &in, &src, note, sizeof note, &err);
   if (st != GFX_OK)
     return cli_fail (cmd, cli_exit_code (st), "%s", err.msg);
-  say_note (cmd, args, note);
+  say_note (&line, args, note);
   gfx_progress progress;
   gfx_progress_init (&progress, report, &line);
   gfx_filter_run fr = { .progress = &progress, .mask = args->mask_out ? &mask : NULL };
   st = f->filter->apply (&in, &out, values, &fr, &err);
-  progress_end (&line);
-  say_note (cmd, args, fr.info.note_is_new ? fr.info.note : "");
-  int rc = st == GFX_OK ? write_outputs (f, args, &in, &src, &out, &mask)
+  say_note (&line, args, fr.info.note_is_new ? fr.info.note : "");
+  if (st != GFX_OK)
+    progress_end (&line, false);
+  int rc = st == GFX_OK ? write_outputs (f, args, &line, &in, &src, &out, &mask)
                         : cli_fail (cmd, cli_exit_code (st), "%s", err.msg);
   cli_source_free (&src);
   gfx_image_free (&in);

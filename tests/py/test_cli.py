@@ -199,6 +199,9 @@ def check_progress(tmp):
     r = T.run_cli("halftone", src, out, "--backend", "cpu", env={"GPUFX_PROGRESS_AFTER": "0"})
     T.check(r.returncode == 0 and "gpufx halftone: 100%" in r.stderr,
             "progress line on stderr once the run is long enough", r.stderr)
+    # Writing a large file can take longer than the filter: it is said too, after the 100%.
+    T.check(r.stderr.endswith("gpufx halftone: 100%\ngpufx halftone: writing " + out + "\n"),
+            "in a log: 'writing OUT' once the filter is done", r.stderr)
     r = T.run_cli("halftone", src, out, "--backend", "cpu", "--quiet",
                   env={"GPUFX_PROGRESS_AFTER": "0"})
     T.check(r.returncode == 0 and r.stderr == "", "--quiet: no progress", r.stderr)
@@ -223,10 +226,13 @@ def check_progress(tmp):
     os.close(master)
     rc = proc.wait(timeout=60)
     text = said.decode(errors="replace")
-    T.check(rc == 0 and re.search(r"\rgpufx halftone: +\d+%", text)
-            and re.search(r"\rgpufx halftone: done in \d+\.\d s\r?\n$", text)
+    erase = r"\r\x1b\[K"  # back to the line's start, the rest of it erased
+    T.check(rc == 0 and re.search(erase + r"gpufx halftone: +\d+%", text)
+            and re.search(erase + r"gpufx halftone: writing \S*po\.png" + erase
+                          + r"gpufx halftone: done in \d+\.\d s\r?\n$", text)
             and "%\n" not in text.replace("\r\n", "\n"),
-            "on a terminal: one line rewritten in place, ending 'done in N.N s'", repr(text))
+            "on a terminal: one line rewritten in place, 'writing OUT', ending 'done in N.N s' "
+            "once written", repr(text))
 
 
 def check_backend_gpu(tmp):

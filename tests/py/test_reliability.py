@@ -49,7 +49,7 @@ def snapshot(paths):
 
 
 def run_case(cli, case):
-    env = dict(os.environ, GPUFX_BACKEND="cpu")
+    env = dict(os.environ, GPUFX_BACKEND="cpu", GPUFX_PROGRESS_AFTER="1e9")  # counted lines
     env.pop("GPUFX_CUDA_FAIL", None)
     env.update(case.env)
     start = time.monotonic()
