@@ -181,8 +181,8 @@ fatal (const gchar *domain, const gchar *message)
                     captured ? ": " : "", memory ? "out of memory " : "", domain ? domain : "",
                     domain ? ": " : "", said);
   int to = saved_stderr >= 0 ? saved_stderr : 2; /* the user's stderr, not a codec capture */
-  if (n > 0 && write (to, line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1) < 0)
-    n = 0;
+  if (n > 0)
+    (void) !write (to, line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1);
   cli_save_abandon_now ();
   cli_private_tmp_remove_now ();
   _exit (CLI_FAILED);
