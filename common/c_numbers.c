@@ -2,6 +2,7 @@
 #include "c_numbers.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static locale_t c_locale;
@@ -39,4 +40,23 @@ gfx_c_numbers_end (locale_t previous)
 {
   if (previous)
     uselocale (previous);
+}
+
+int
+gfx_vsnprintf_c (char *buf, size_t len, const char *fmt, va_list ap)
+{
+  locale_t user_locale = gfx_c_numbers_begin ();
+  int n = vsnprintf (buf, len, fmt, ap);
+  gfx_c_numbers_end (user_locale);
+  return n;
+}
+
+int
+gfx_snprintf_c (char *buf, size_t len, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  int n = gfx_vsnprintf_c (buf, len, fmt, ap);
+  va_end (ap);
+  return n;
 }

@@ -5,9 +5,17 @@
 #define GFX_C_NUMBERS_H
 
 #include <locale.h>
+#include <stdarg.h>
+#include <stddef.h>
 
 /* strtod with '.' as the decimal point. */
 double gfx_strtod_c (const char *text, char **end);
+
+/* snprintf and vsnprintf with '.' as the decimal point ("k1 = 0.5", never "0,5"). */
+int gfx_snprintf_c (char *buf, size_t len, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+int gfx_vsnprintf_c (char *buf, size_t len, const char *fmt, va_list ap)
+  __attribute__ ((format (printf, 3, 0)));
 
 /* Makes the calling thread format and parse numbers as in the C locale until
  * gfx_c_numbers_end (previous) (uselocale: other threads are not affected). */

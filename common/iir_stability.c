@@ -126,12 +126,10 @@ gfx_iir_unstable_list (const gfx_iir_stability *st, char *list, size_t size)
   size_t used = 0;
   if (size)
     list[0] = '\0';
-  locale_t user_locale = gfx_c_numbers_begin (); /* a message's numbers: "margin -1.286" */
   for (int q = 0; q < GFX_IIR_QUADRANTS && used < size; q++)
-    if (!st->stable[q])
-      used += (size_t) snprintf (list + used, size - used, "%sq%d (margin %.4g)",
-                                 used ? ", " : "", q + 1, st->margin[q]);
-  gfx_c_numbers_end (user_locale);
+    if (!st->stable[q]) /* a message's numbers: "margin -1.286" */
+      used += (size_t) gfx_snprintf_c (list + used, size - used, "%sq%d (margin %.4g)",
+                                       used ? ", " : "", q + 1, st->margin[q]);
 }
 
 gfx_status

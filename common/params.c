@@ -125,10 +125,8 @@ gfx_param_describe_range (const gfx_param_desc *d, char *buf, size_t len)
       }
     case GFX_PT_FLOAT:
       {
-        locale_t user_locale = gfx_c_numbers_begin (); /* as the values are written */
-        snprintf (buf, len, "%s%g to %g", (d->flags & GFX_PF_MIN_EXCLUSIVE) ? "above " : "",
-                  d->min, d->max);
-        gfx_c_numbers_end (user_locale);
+        gfx_snprintf_c (buf, len, "%s%g to %g", /* as the values are written */
+                        (d->flags & GFX_PF_MIN_EXCLUSIVE) ? "above " : "", d->min, d->max);
         break;
       }
     }

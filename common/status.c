@@ -12,12 +12,10 @@ gfx_fail (gfx_error *err, gfx_status status, const char *fmt, ...)
     {
       /* Numbers as Script-Fu, the CLI and filter files write them, whatever the locale
        * ("k1 = 0.5 ... (k2 = 0.4)"; a decimal comma made "k0 = 0, k1 = 0,4" unreadable). */
-      locale_t user_locale = gfx_c_numbers_begin ();
       va_list ap;
       va_start (ap, fmt);
-      vsnprintf (err->msg, sizeof err->msg, fmt, ap);
+      gfx_vsnprintf_c (err->msg, sizeof err->msg, fmt, ap);
       va_end (ap);
-      gfx_c_numbers_end (user_locale);
       err->status = status;
     }
   return status;
