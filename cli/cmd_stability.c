@@ -47,8 +47,10 @@ static const gfx_param_set stability_set = {
 static void
 print_verdict (const gfx_iir_stability *st)
 {
+  char m[GFX_IIR_MARGIN_TEXT];
   for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
-    printf ("q%d %s margin %.4f\n", q + 1, st->stable[q] ? "stable" : "unstable", st->margin[q]);
+    printf ("q%d %s margin %s\n", q + 1, st->stable[q] ? "stable" : "unstable",
+            gfx_iir_margin_text (st->margin[q], m));
 }
 
 static int
@@ -61,16 +63,19 @@ stabilise (const char *cmd, gfx_iir_filter *f, const stability_opts *o, const ch
   char comment[1024];
   int used = snprintf (comment, sizeof comment, "stabilised by gpufx from %s (margin %g)", src,
                        o->margin);
+  char before[GFX_IIR_MARGIN_TEXT], after[GFX_IIR_MARGIN_TEXT];
   for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
     {
+      gfx_iir_margin_text (rep.margin_before[q], before);
       if (!rep.changed[q])
         {
-          printf ("q%d unchanged (margin %.4f)\n", q + 1, rep.margin_before[q]);
+          printf ("q%d unchanged (margin %s)\n", q + 1, before);
           continue;
         }
-      printf ("q%d stabilised: b(k1,k2) scaled by r^(k1+k2) with r = %.6f, a scaled by %.6f, "
-              "margin %.4f -> %.4f\n", q + 1, rep.r[q], rep.a_scale[q], rep.margin_before[q],
-              rep.margin_after[q]);
+      /* %g: r and the scale are ~1e-300 for a wildly unstable filter, not 0.000000 */
+      printf ("q%d stabilised: b(k1,k2) scaled by r^(k1+k2) with r = %.6g, a scaled by %.6g, "
+              "margin %s -> %s\n", q + 1, rep.r[q], rep.a_scale[q], before,
+              gfx_iir_margin_text (rep.margin_after[q], after));
       used += snprintf (comment + used, sizeof comment - (size_t) used, "\nq%d: r = %.17g, a "
                         "scale = %.17g", q + 1, rep.r[q], rep.a_scale[q]);
     }

@@ -35,7 +35,8 @@ locus_coefficients (const gfx_iir_filter *f, int q, int locus, double theta,
 
 /* Roots z of c[0] z^(m-1) + c[1] z^(m-2) + ... + c[m-1] = 0 (the locus polynomial times
  * z^(m-1)), as eigenvalues of the companion matrix.  Returns the count, -1 when c[0] = 0
- * (a root at infinity), -2 when LAPACK fails. */
+ * or a ratio c[j] / c[0] overflows (a root at infinity, or beyond double's range: LAPACK
+ * would fail on it), -2 when LAPACK fails. */
 static int
 poly_roots (const double complex *c, int m, double complex *roots)
 {
@@ -48,7 +49,11 @@ poly_roots (const double complex *c, int m, double complex *roots)
   lapack_complex_double w[GFX_IIR_MAX_MASK - 1];
   memset (comp, 0, sizeof comp);
   for (int j = 0; j < d; j++)
-    comp[j] = -c[j + 1] / c[0]; /* first row */
+    {
+      comp[j] = -c[j + 1] / c[0]; /* first row */
+      if (!isfinite (creal (comp[j])) || !isfinite (cimag (comp[j])))
+        return -1;
+    }
   for (int i = 1; i < d; i++)
     comp[i * d + i - 1] = 1;    /* sub-diagonal */
   lapack_int info = LAPACKE_zgeev (LAPACK_ROW_MAJOR, 'N', 'N', d, comp, d, w, NULL, 1, NULL, 1);
@@ -118,6 +123,13 @@ quadrant_max_root (const gfx_iir_filter *f, int q, int samples, double *max_root
       }
   *max_root = mx;
   return GFX_OK;
+}
+
+const char *
+gfx_iir_margin_text (double margin, char buf[GFX_IIR_MARGIN_TEXT])
+{
+  snprintf (buf, GFX_IIR_MARGIN_TEXT, fabs (margin) < 1e4 ? "%.4f" : "%.4g", margin);
+  return buf;
 }
 
 void

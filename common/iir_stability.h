@@ -5,7 +5,8 @@
  * both loci lies strictly inside the unit circle; margin = 1 - max |root|.  Roots are the
  * eigenvalues of the companion matrix of the complex polynomial (LAPACKE_zgeev).  A
  * polynomial whose leading coefficient vanishes on the circle has a root at infinity:
- * unstable, margin -inf. */
+ * unstable, margin -inf; so does one whose companion matrix overflows double (a ratio of
+ * coefficients beyond 1e308: a root that large). */
 #ifndef GFX_IIR_STABILITY_H
 #define GFX_IIR_STABILITY_H
 
@@ -29,6 +30,11 @@ typedef struct {
  * a bad sample count, GFX_ERR_INTERNAL if LAPACK fails.  The filter must be valid. */
 gfx_status gfx_iir_stability_check (const gfx_iir_filter *f, int samples,
                                     gfx_iir_stability *st, gfx_error *err);
+
+/* A margin as a report shows it: "0.1234", or "-3e+05" and "-inf" where four decimals
+ * would print hundreds of digits (a wildly unstable filter).  Returns buf. */
+#define GFX_IIR_MARGIN_TEXT 32
+const char *gfx_iir_margin_text (double margin, char buf[GFX_IIR_MARGIN_TEXT]);
 
 /* "q2 (margin -0.1), q4 (margin -inf)": the unstable quadrants of st, for messages. */
 void gfx_iir_unstable_list (const gfx_iir_stability *st, char *list, size_t size);

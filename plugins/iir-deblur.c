@@ -58,9 +58,12 @@ show_stability (const char *path)
     g_string_append (text, err.msg);
   else
     for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
-      g_string_append_printf (text, "%sq%d: %s, %s %.4f", q ? "\n" : "", q + 1,
-                              st.stable[q] ? _("stable") : _("UNSTABLE"), _("margin"),
-                              st.margin[q]);
+      {
+        char margin[GFX_IIR_MARGIN_TEXT];
+        g_string_append_printf (text, "%sq%d: %s, %s %s", q ? "\n" : "", q + 1,
+                                st.stable[q] ? _("stable") : _("UNSTABLE"), _("margin"),
+                                gfx_iir_margin_text (st.margin[q], margin));
+      }
   gtk_label_set_text (GTK_LABEL (view.verdict), text->str);
   g_string_free (text, TRUE);
   if (plot.pixels)

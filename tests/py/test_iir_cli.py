@@ -84,6 +84,17 @@ def main():
         m = re.search(r"q2 stable margin (\d+\.\d+)", r.stdout)
         T.check(r.returncode == 0 and m and float(m.group(1)) >= 0.0499,
                 "the stabilised file is stable with the asked margin", r.stdout)
+        wild = os.path.join(d, "wild.iir")
+        textbook(wild, [(0.3, 0.4), (1e300, 0.0), (0.5, 1e308), (0.1, 0.2)])
+        r = T.run_cli("stability", wild)
+        T.check(r.returncode == 3 and r.stdout.split("\n")[1:3] ==
+                ["q2 unstable margin -1e+300", "q3 unstable margin -inf"],
+                "coefficients up to 1e308: exit 3, margins short ('-1e+300'; '-inf' for a root "
+                "beyond double's range), no LAPACK failure", r.stdout + r.stderr)
+        r = T.run_cli("stability", wild, "--stabilise", fixed)
+        T.check(r.returncode == 0 and "q2 stabilised: b(k1,k2) scaled by r^(k1+k2) with r = 0, "
+                "a scaled by -1e-300, margin -1e+300 -> 1.0000" in r.stdout,
+                "--stabilise on them: r and the scale in %g", r.stdout + r.stderr)
         src = os.path.join(d, "in.png")
         T.save(src, T.noise(64, 48))
         out = os.path.join(d, "out.png")

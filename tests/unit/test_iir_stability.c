@@ -116,6 +116,20 @@ test_edge_cases (void)
   CHECK (gfx_iir_stability_check (&g, 8, &st, &err) == GFX_OK && !st.stable[0]
            && isinf (st.margin[0]) && st.margin[0] < 0,
          "leading term 1 - z2^-1 vanishes at z2 = 1: root at infinity, unstable");
+  gfx_iir_filter h = { .m1 = 2, .m2 = 2 }; /* finite, but B's coefficients overflow double */
+  for (int q = 0; q < 4; q++)
+    h.b[q][0] = 1, h.b[q][2] = 1e308, h.b[q][3] = 1e308, h.a[q][0] = 1;
+  err.msg[0] = '\0';
+  CHECK (gfx_iir_stability_check (&h, 0, &st, &err) == GFX_OK && !st.all_stable
+           && isinf (st.margin[0]) && st.margin[0] < 0,
+         "coefficients of 1e308: unstable, a root beyond double's range (margin %g) %s",
+         st.margin[0], err.msg);
+  char text[GFX_IIR_MARGIN_TEXT];
+  CHECK (!strcmp (gfx_iir_margin_text (0.5, text), "0.5000")
+           && !strcmp (gfx_iir_margin_text (-1e300, text), "-1e+300")
+           && !strcmp (gfx_iir_margin_text (-299999, text), "-3e+05")
+           && !strcmp (gfx_iir_margin_text (-INFINITY, text), "-inf"),
+         "margin text: four decimals, or %%g for huge margins (%s)", text);
   CHECK (gfx_iir_stability_check (&f, 3, &st, &err) == GFX_ERR_PARAM && strstr (err.msg, "samples"),
          "3 samples refused: %s", err.msg);
   f.b[2][0] = 0.5;
