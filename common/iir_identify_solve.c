@@ -3,6 +3,8 @@
 
 #include <lapacke.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +46,25 @@ put_row (gfx_identify_system *sys, size_t row, const gfx_fragment_pair *p, int i
   sys->y[row] = p->y[(size_t) i * (size_t) p->stride + (size_t) j];
 }
 
-static void
+/* Whether equation number `seen` is kept when one in keep_every is: one pseudo-randomly
+ * placed equation of each run of keep_every.  A plain stride aliases with the pixel grid
+ * (keep_every 2 on rows of an even number of equations keeps one column parity only, and
+ * on an image enlarged 2x by pixel doubling two columns of the system become equal). */
+static bool
+kept (size_t seen, size_t keep_every)
+{
+  if (keep_every == 1)
+    return true;
+  uint64_t h = (uint64_t) (seen / keep_every) + 0x9e3779b97f4a7c15u; /* splitmix64 */
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
+  h ^= h >> 31;
+  return seen % keep_every == h % keep_every;
+}
+
+/* Puts the kept equations of q into sys (sys->s NULL: only counts them).  Returns the
+ * count. */
+static size_t
 fill_rows (gfx_identify_system *sys, const gfx_fragment_pair *pairs, int n_pairs, int q,
            size_t keep_every)
 {
@@ -61,9 +81,15 @@ fill_rows (gfx_identify_system *sys, const gfx_fragment_pair *pairs, int n_pairs
       int j0 = s2 > 0 ? sys->m2 - 1 : 0, j1 = s2 > 0 ? p->width : p->width - sys->m2 + 1;
       for (int i = i0; i < i1; i++)
         for (int j = j0; j < j1; j++)
-          if (seen++ % keep_every == 0 && row < sys->rows)
-            put_row (sys, row++, p, i, j, s1, s2);
+          {
+            if (!kept (seen++, keep_every))
+              continue;
+            if (sys->s)
+              put_row (sys, row, p, i, j, s1, s2);
+            row++;
+          }
     }
+  return row;
 }
 
 gfx_status
@@ -85,7 +111,7 @@ gfx_identify_system_build (const gfx_fragment_pair *pairs, int n_pairs, int q, i
   sys->m2 = m2;
   sys->n_a = m1 * m2;
   sys->n_b = m1 * m2 - 1;
-  sys->rows = (total + keep_every - 1) / keep_every;
+  sys->rows = fill_rows (sys, pairs, n_pairs, q, keep_every); /* counts (sys->s is NULL) */
   size_t cols = (size_t) (sys->n_a + sys->n_b);
   sys->s = calloc (sys->rows * cols, sizeof (double));
   sys->y = calloc (sys->rows, sizeof (double));

@@ -74,6 +74,27 @@ def test_reference_and_auto():
         check_improvement(tmp, "auto_5x5", 1.2, ["--auto", "--mask", "5x5"], 1.0)
 
 
+def test_pixel_doubled():
+    """An image enlarged 2x by pixel doubling (as skimage's moon.png is): its system has
+    more equations than identify keeps, and keeping every 2nd of rows of 62 equations kept
+    one column parity, where two columns of the system are equal ('singular')."""
+    with T.tmpdir() as tmp:
+        half = T.load(CAMERA)[::2, ::2]
+        sharp = np.repeat(np.repeat(half, 2, axis=0), 2, axis=1)
+        blur = ndimage.gaussian_filter(sharp.astype(np.float64), 1.2, mode="nearest")
+        sharp_path, blur_path = os.path.join(tmp, "sharp2x.png"), os.path.join(tmp, "blur2x.png")
+        T.save(sharp_path, sharp)
+        T.save(blur_path, np.clip(blur + 0.5, 0, 255).astype(np.uint8))
+        for method in ("ls", "lad"):
+            res, why = identify_and_deblur(tmp, "doubled_" + method, blur_path, "--sharp",
+                                           sharp_path, "--method", method)
+            if T.check(res is not None, f"pixel_doubled_{method}_identifies", why):
+                p0, _ = metrics(sharp, T.load(blur_path))
+                p1, _ = metrics(sharp, res[1])
+                T.check(p1 >= p0 + 0.5, f"pixel_doubled_{method}_deblurs",
+                        f"PSNR {p0:.2f} -> {p1:.2f} dB")
+
+
 def test_fragments_picture():
     with T.tmpdir() as tmp:
         _, _, path = blurred_camera(tmp, 1.5)
@@ -123,6 +144,7 @@ def test_errors():
 
 
 test_reference_and_auto()
+test_pixel_doubled()
 test_fragments_picture()
 test_errors()
 T.finish()
