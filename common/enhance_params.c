@@ -41,7 +41,9 @@ static const gfx_param_desc enhance_params[] = {
     .def = 3, .min = 3, .max = 255, .step = 2 },
   { .name = "per-channel", .label = N_("P_er channel"), .type = GFX_PT_BOOL,
     .offset = FIELD (per_channel),
-    .help = N_("Apply the rule to each colour channel alone instead of to the luminance"),
+    .help = N_("Apply the rule to each colour channel alone instead of to the luminance (Rec. "
+               "709 luma); with the luminance, one gain multiplies all channels, lowered where a "
+               "channel would clip, so the hue is kept"),
     .def = 0 },
   { .name = "mask-layer", .label = N_("Decision _mask as a new layer"), .type = GFX_PT_BOOL,
     .offset = FIELD (mask_layer), .flags = GFX_PF_NO_CLI,

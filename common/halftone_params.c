@@ -14,7 +14,8 @@ const char *const gfx_kernel_labels[] = { N_("Floyd-Steinberg"), N_("Jarvis-Judi
 
 static const gfx_param_desc halftone_params[] = {
   { .name = "kernel", .label = N_("_Kernel"), .type = GFX_PT_ENUM, .offset = FIELD (kernel),
-    .help = N_("Error-diffusion kernel"), .def = GFX_KERNEL_FS,
+    .help = N_("Error-diffusion kernel, applied in raster order (Atkinson spreads only 3/4 of "
+               "the error: light tones come out lighter, dark tones darker)"), .def = GFX_KERNEL_FS,
     .choices = gfx_kernel_choices, .choice_labels = gfx_kernel_labels },
   { .name = "levels", .label = N_("_Levels"), .type = GFX_PT_INT, .offset = FIELD (levels),
     .help = N_("Output levels per channel (2 = black and white)"), .def = 2, .min = 2,
