@@ -167,6 +167,22 @@ typedef struct {
   gfx_status st[GFX_IIR_QUADRANTS];
 } rung_job;
 
+/* Scales a so that the DC gain sum(a) / sum(b) is 1.  SPEC's boundary rule (y = x outside
+ * the image) is the steady state of such a filter, and deblurring must keep flat areas as
+ * they are; the fits leave the gain 1 +- 1% (a flat 200 came out 201).  A gain far from 1
+ * (below 1/2 or above 2) is not a deblurring filter's and is left alone. */
+static void
+unit_dc_gain (double *a, const double *b, int n)
+{
+  double sum_a = 0.0, sum_b = 0.0;
+  for (int i = 0; i < n; i++)
+    sum_a += a[i], sum_b += b[i];
+  double scale = sum_b / sum_a;
+  if (scale >= 0.5 && scale <= 2.0)
+    for (int i = 0; i < n; i++)
+      a[i] *= scale;
+}
+
 /* Quadrants are independent: worker w fits q = w, w + n, ... (same numbers on any count). */
 static void
 fit_quadrants (void *ctx, int worker, int n_workers)
@@ -181,6 +197,8 @@ fit_quadrants (void *ctx, int worker, int n_workers)
                                                &job->info[q], &ignored)
                      : gfx_identify_solve (sys, job->method, job->lambda, job->f->a[q],
                                            job->f->b[q], &job->info[q], &ignored);
+      if (job->st[q] == GFX_OK)
+        unit_dc_gain (job->f->a[q], job->f->b[q], job->f->m1 * job->f->m2);
     }
 }
 

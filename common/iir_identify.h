@@ -11,8 +11,10 @@
  * filter its own output), so the recursive part is regularised: for lambda on a fixed
  * ladder (0 first, up to the pure FIR fit), the four quadrants are fitted, candidates with a
  * quadrant of stability margin below GFX_IDENTIFY_MIN_MARGIN are dropped, and the one whose
- * filtered blurred fragments come closest (RMS) to the sharp fragments wins.  On data made
- * by a stable filter lambda = 0 reproduces it exactly and wins. */
+ * filtered blurred fragments come closest (RMS) to the sharp fragments wins.  Each fit's a
+ * is scaled to a DC gain sum(a) / sum(b) of 1 (flat areas keep their value), unless the
+ * gain is below 1/2 or above 2.  On data made by a stable filter of unit gain lambda = 0
+ * reproduces it exactly and wins. */
 #ifndef GFX_IIR_IDENTIFY_H
 #define GFX_IIR_IDENTIFY_H
 
@@ -47,7 +49,8 @@ typedef struct {
   gfx_edge_fragment fragments[GFX_FRAG_MAX]; /* automatic: the edges, for the overlay */
   size_t equations[GFX_IIR_QUADRANTS];       /* per quadrant */
   double cond[GFX_IIR_QUADRANTS];            /* of the plain (unregularised) equations */
-  double residual_rms[GFX_IIR_QUADRANTS];    /* equation error of the chosen filter */
+  double residual_rms[GFX_IIR_QUADRANTS];    /* equation error of the chosen fit (before
+                                                the gain is set to 1) */
   double residual_mean_abs[GFX_IIR_QUADRANTS];
   double residual;     /* the one number reported: mean over quadrants of the RMS (LS) or
                           the mean absolute (LAD) equation error */

@@ -43,6 +43,34 @@ def identify_and_deblur(tmp, name, blurred_path, *mode):
     return (filt, T.load(out), r.stdout), ""
 
 
+def dc_gains(path):
+    """sum(a) / sum(b) of each quadrant of a filter file."""
+    coef, key = {}, None
+    for line in open(path):
+        words = line.split("#")[0].split()
+        if words and words[0][:1] == "q" and words[1:2] in (["a"], ["b"]):
+            key, words = (words[0], words[1]), words[2:]
+            coef[key] = []
+        if key and words:
+            coef[key] += [float(w) for w in words]
+    return [sum(coef[(q, "a")]) / sum(coef[(q, "b")]) for q in ("q1", "q2", "q3", "q4")]
+
+
+def check_flat_kept(tmp, label, filt):
+    """A deblurring filter keeps flat areas: identify sets each quadrant's DC gain to 1
+    (the fits left it 1 +- 1%, and a flat 200 came out 201)."""
+    gains = dc_gains(filt)
+    T.check(all(abs(g - 1) < 1e-12 for g in gains), f"identify_{label}_unit_dc_gain",
+            f"sum(a) / sum(b) = {gains}")
+    for level in (37, 200):
+        flat, out = os.path.join(tmp, "flat.png"), os.path.join(tmp, "flat-out.png")
+        T.save(flat, np.full((40, 56), level, np.uint8))
+        d = T.run_cli("deblur", flat, out, "--filter", filt, "--backend", "cpu", "--quiet")
+        got = np.unique(T.load(out)) if d.returncode == 0 else d.stderr
+        T.check(d.returncode == 0 and list(got) == [level],
+                f"identify_{label}_keeps_flat_{level}", f"{level} became {got}")
+
+
 def check_improvement(tmp, label, sigma, mode, min_gain_db):
     sharp, blur, path = blurred_camera(tmp, sigma)
     res, why = identify_and_deblur(tmp, label, path, *mode)
@@ -56,6 +84,7 @@ def check_improvement(tmp, label, sigma, mode, min_gain_db):
     T.check(p1 >= p0 + min_gain_db, f"identify_deblur_{label}_psnr_gain",
             f"PSNR {p0:.2f} -> {p1:.2f} dB, wanted a gain of {min_gain_db} dB")
     T.check(s1 >= s0 + 0.01, f"identify_deblur_{label}_ssim_gain", f"SSIM {s0:.4f} -> {s1:.4f}")
+    check_flat_kept(tmp, label, filt)
     return filt, report
 
 
