@@ -128,7 +128,9 @@ quadrant_max_root (const gfx_iir_filter *f, int q, int samples, double *max_root
 const char *
 gfx_iir_margin_text (double margin, char buf[GFX_IIR_MARGIN_TEXT])
 {
-  snprintf (buf, GFX_IIR_MARGIN_TEXT, fabs (margin) < 1e4 ? "%.4f" : "%.4g", margin);
+  double size = fabs (margin);
+  snprintf (buf, GFX_IIR_MARGIN_TEXT, size >= 1e4 || (size < 5e-5 && size > 1e-9) ? "%.4g" : "%.4f",
+            margin);
   return buf;
 }
 

@@ -31,8 +31,10 @@ typedef struct {
 gfx_status gfx_iir_stability_check (const gfx_iir_filter *f, int samples,
                                     gfx_iir_stability *st, gfx_error *err);
 
-/* A margin as a report shows it: "0.1234", or "-3e+05" and "-inf" where four decimals
- * would print hundreds of digits (a wildly unstable filter).  Returns buf. */
+/* A margin as a report shows it: "0.1234"; "-2e-05" where four decimals would print
+ * "-0.0000" (an unstable filter that looks stable; below 1e-9 that is rounding, and
+ * four decimals stay), "-3e+05" and "-inf" where they would print hundreds of digits (a
+ * wildly unstable filter).  Returns buf. */
 #define GFX_IIR_MARGIN_TEXT 32
 const char *gfx_iir_margin_text (double margin, char buf[GFX_IIR_MARGIN_TEXT]);
 

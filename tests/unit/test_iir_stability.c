@@ -128,8 +128,10 @@ test_edge_cases (void)
   CHECK (!strcmp (gfx_iir_margin_text (0.5, text), "0.5000")
            && !strcmp (gfx_iir_margin_text (-1e300, text), "-1e+300")
            && !strcmp (gfx_iir_margin_text (-299999, text), "-3e+05")
-           && !strcmp (gfx_iir_margin_text (-INFINITY, text), "-inf"),
-         "margin text: four decimals, or %%g for huge margins (%s)", text);
+           && !strcmp (gfx_iir_margin_text (-INFINITY, text), "-inf")
+           && !strcmp (gfx_iir_margin_text (-2e-5, text), "-2e-05")
+           && !strcmp (gfx_iir_margin_text (0.0, text), "0.0000"),
+         "margin text: four decimals, or %%g for tiny and huge margins (%s)", text);
   CHECK (gfx_iir_stability_check (&f, 3, &st, &err) == GFX_ERR_PARAM && strstr (err.msg, "samples"),
          "3 samples refused: %s", err.msg);
   f.b[2][0] = 0.5;
