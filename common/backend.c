@@ -105,10 +105,10 @@ gfx_dispatch (int requested, gfx_path_fn gpu, gfx_path_fn cpu, void *job, gfx_ru
       gfx_error_clear (&gerr);
       char why[GFX_MSG_LEN];
       gfx_status st;
-      if (!gpu)
-        st = gfx_fail (&gerr, GFX_ERR_GPU, "this filter has no GPU path");
-      else if (!gfx_backend_gpu_usable (why, sizeof why))
+      if (!gfx_backend_gpu_usable (why, sizeof why)) /* first: a CPU-only build says so */
         st = gfx_fail (&gerr, GFX_ERR_GPU, "%s", why);
+      else if (!gpu)
+        st = gfx_fail (&gerr, GFX_ERR_GPU, "this filter has no GPU path");
       else
         st = gpu (job, &gerr);
       if (st == GFX_OK || st != GFX_ERR_GPU)

@@ -80,10 +80,34 @@ warm_up (void)
   gfx_image_free (&out);
 }
 
+static gfx_status
+cpu_path (void *job, gfx_error *err)
+{
+  (void) job, (void) err;
+  return GFX_OK;
+}
+
+/* The fallback note gives the reason a user can act on: with no usable GPU (a CPU-only
+ * build, no driver) that one, not "this filter has no GPU path" (which a CPU-only build,
+ * passing no GPU path, said for the deblur filter). */
+static void
+fallback_note (void)
+{
+  char why[GFX_MSG_LEN];
+  bool usable = gfx_backend_gpu_usable (why, sizeof why);
+  gfx_run_info info;
+  gfx_error err;
+  gfx_status st = gfx_dispatch (GFX_BACKEND_AUTO, NULL, cpu_path, NULL, &info, &err);
+  CHECK (st == GFX_OK && info.used == GFX_BACKEND_CPU
+           && strstr (info.note, usable ? "this filter has no GPU path" : why),
+         "fallback note without a GPU path: %s", info.note);
+}
+
 int
 main (void)
 {
   effective_rules ();
   warm_up ();
+  fallback_note ();
   return check_exit_status ();
 }
