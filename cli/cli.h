@@ -130,8 +130,8 @@ typedef struct {
   const char *name, *path; /* path NULL or "": not given */
 } cli_named_path;
 /* Refuses (GFX_ERR_INPUT, naming both) an output that is the same file as another output or
- * as an input, existing or to be made, through links too; the first output may be an input
- * where first_may_be_input (a filter's OUT written over its IN, in place).  Standard
+ * as an input, existing or to be made, through links too; the first output may be the first
+ * input where first_may_be_input (a filter's OUT written over its IN, in place).  Standard
  * streams ("-") are never the same file (path_clash.c). */
 gfx_status cli_outputs_apart (const cli_named_path *outs, int n_outs, const cli_named_path *ins,
                               int n_ins, bool first_may_be_input, gfx_error *err);

@@ -99,8 +99,12 @@ stability_main (int argc, char **argv)
   gfx_error err;
   gfx_iir_filter f;
   gfx_iir_stability st;
+  /* --stabilise may rewrite FILE itself (in place); --plot may replace neither. */
+  const cli_named_path outs[2] = { { "--stabilise", o.stabilise }, { "--plot", o.plot } };
+  const cli_named_path in = { "FILE", args.pos[0] };
   if (cli_stdout_reserved ("--plot", o.plot, &err) != GFX_OK
-      || cli_stdout_reserved ("--stabilise", o.stabilise, &err) != GFX_OK)
+      || cli_stdout_reserved ("--stabilise", o.stabilise, &err) != GFX_OK
+      || cli_outputs_apart (outs, 2, &in, 1, true, &err) != GFX_OK)
     return cli_fail ("stability", CLI_USAGE, "%s", err.msg);
   if (gfx_iir_read (args.pos[0], &f, &err) != GFX_OK
       || gfx_iir_stability_check (&f, o.samples, &st, &err) != GFX_OK)

@@ -114,6 +114,8 @@ write_outputs (const cli_filter *f, const cli_args *args, progress_line *p,
   return st == GFX_OK ? CLI_OK : cli_fail (f->filter->name, cli_exit_code (st), "%s", err.msg);
 }
 
+#define FILE_OPTIONS_MAX 4 /* a filter's string parameters, all files it reads */
+
 /* Checks everything that can be checked before loading and computing. */
 static int
 check_before_work (const cli_filter *f, const cli_args *args, const void *values)
@@ -131,8 +133,21 @@ check_before_work (const cli_filter *f, const cli_args *args, const void *values
                      "(-); give the others file names");
   const cli_named_path outs[3] = { { "OUT", paths[0] }, { "--compare", paths[1] },
                                    { "--mask-out", paths[2] } };
-  const cli_named_path in = { "IN", args->pos[0] };
-  if (cli_outputs_apart (outs, 3, &in, 1, true, &err) != GFX_OK)
+  /* IN, then the filter's file options (deblur's --filter): files it reads. */
+  cli_named_path ins[1 + FILE_OPTIONS_MAX] = { { "IN", args->pos[0] } };
+  char names[FILE_OPTIONS_MAX][64];
+  int n_ins = 1;
+  const gfx_param_set *set = f->filter->params;
+  for (int i = 0; i < set->n_params && n_ins <= FILE_OPTIONS_MAX; i++)
+    if (set->params[i].type == GFX_PT_STRING)
+      {
+        snprintf (names[n_ins - 1], sizeof names[0], "--%s",
+                  gfx_param_cli_name (&set->params[i]));
+        ins[n_ins] = (cli_named_path) { names[n_ins - 1],
+                                        (const char *) values + set->params[i].offset };
+        n_ins++;
+      }
+  if (cli_outputs_apart (outs, 3, ins, n_ins, true, &err) != GFX_OK)
     return cli_fail (f->filter->name, CLI_USAGE, "%s", err.msg);
   for (int i = 0; i < 3; i++)
     if (paths[i] && cli_check_output (paths[i], &err) != GFX_OK)

@@ -48,8 +48,8 @@ cli_outputs_apart (const cli_named_path *outs, int n_outs, const cli_named_path 
         if (same_file (outs[i].path, outs[j].path))
           return gfx_fail (err, GFX_ERR_INPUT, "%s %s is the same file as %s: each output "
                            "needs a name of its own", outs[i].name, outs[i].path, outs[j].name);
-      for (int k = 0; k < n_ins && !(i == 0 && first_may_be_input); k++)
-        if (same_file (outs[i].path, ins[k].path))
+      for (int k = 0; k < n_ins; k++)
+        if (!(i == 0 && k == 0 && first_may_be_input) && same_file (outs[i].path, ins[k].path))
           return gfx_fail (err, GFX_ERR_INPUT, "%s %s is the same file as %s: writing it "
                            "would replace the input", outs[i].name, outs[i].path, ins[k].name);
     }

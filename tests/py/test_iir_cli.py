@@ -118,6 +118,22 @@ def main():
         T.check(r.returncode == 2 and r.stderr.count("\n") == 1 and
                 "filter-file: the file name is too long (5000 bytes; at most 4095)" in r.stderr,
                 "a 5000-byte --filter: exit 2, one line with the length and the limit", r.stderr)
+        # The filter file is an input: no output may replace it (it was overwritten with an
+        # image, status 0), nor may stability's --plot replace FILE or --stabilise's file.
+        keep = os.path.join(d, "keep.iir")
+        textbook(keep, stable)
+        before = open(keep, "rb").read()
+        for args in (["deblur", src, out, "--filter", keep, "--compare", keep],
+                     ["deblur", src, keep, "--filter", keep],
+                     ["stability", keep, "--plot", keep],
+                     ["stability", keep, "--stabilise", fixed, "--plot", fixed]):
+            r = T.run_cli(*args, "--quiet") if args[0] == "deblur" else T.run_cli(*args)
+            T.check(r.returncode == 2 and "is the same file as" in r.stderr
+                    and open(keep, "rb").read() == before,
+                    f"{' '.join(os.path.basename(a) for a in args[:1] + args[2:])}: "
+                    "exit 2, the filter file kept", r.stderr)
+        r = T.run_cli("stability", keep, "--stabilise", keep)
+        T.check(r.returncode == 0, "--stabilise may rewrite FILE in place", r.stderr)
         readme_example(d)
     T.finish()
 
