@@ -1,6 +1,6 @@
 /* Files that only ImageMagick reads here (see image_io.h).
  *
- * GEGL has no loader of its own for BMP, TGA, PSD and the like; its fallback,
+ * GEGL has no loader of its own for BMP, TGA, PSD, PAM and the like; its fallback,
  * gegl:magick-load, has convert write a PNG and loads that.  convert tags that PNG with a
  * gamma of 1/2.2 and sRGB's chromaticities, and GEGL takes them at their word: a plain BMP
  * (sRGB by convention, and as GIMP reads it) came out converted from gamma 2.2 to sRGB, up
@@ -23,8 +23,22 @@
 static const char *const MAGICK_ONLY[] = {
   ".bmp", ".dib", ".tga", ".icb", ".vda", ".vst", ".pcx", ".psd", ".ico", ".cur", ".sgi",
   ".rgb", ".ras", ".sun", ".xpm", ".jp2", ".j2k", ".heic", ".avif", ".dds", ".pfm", ".miff",
-  ".qoi", ".xwd",
+  ".qoi", ".xwd", ".pam", ".pbm",
 };
+
+/* Netpbm files GEGL's ppm-load does not read (P1 and P4 bitmaps, P7 PAM): gegl:load took
+ * them to gegl:magick-load, with its gamma-tagged PNG. */
+static bool
+netpbm_for_magick (const char *path)
+{
+  char head[3] = { 0 };
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    return false;
+  size_t got = fread (head, 1, 2, f);
+  fclose (f);
+  return got == 2 && head[0] == 'P' && strchr ("147", head[1]);
+}
 
 bool
 cli_magick_only (const char *path)
@@ -33,7 +47,7 @@ cli_magick_only (const char *path)
   for (size_t i = 0; ext && i < sizeof MAGICK_ONLY / sizeof MAGICK_ONLY[0]; i++)
     if (!g_ascii_strcasecmp (ext, MAGICK_ONLY[i]))
       return true;
-  return false;
+  return netpbm_for_magick (path);
 }
 
 bool
@@ -59,10 +73,12 @@ cli_magick_to_png (const char *path, const char *name, char *png, size_t len, gf
     }
   close (fd);
   /* "./" keeps a name that starts with '-' from reading as an option; [0] is the first
-   * frame or page. */
+   * frame or page.  -auto-orient: ImageMagick 6 only notes a bottom-up TGA's origin (what
+   * Pillow and GIMP write), and the picture came out upside down. */
   char *in = g_strdup_printf ("%s%s[0]", path[0] == '/' ? "" : "./", path);
   char *out = g_strdup_printf ("png:%s", tmp);
-  char *argv[] = { "convert", in, "-define", "png:exclude-chunks=gAMA,cHRM,sRGB", out, NULL };
+  char *argv[] = { "convert", in, "-auto-orient", "-define", "png:exclude-chunks=gAMA,cHRM,sRGB",
+                   out, NULL };
   char *said = NULL;
   int status = -1;
   bool ran = g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,

@@ -55,14 +55,30 @@ def main():
         Image.fromarray(pixels).save(png)
         ref = os.path.join(d, "png.png")
         r2 = T.run_cli("halftone", png, ref, "--quiet", env=env)
-        for ext in (".bmp",):  # (ImageMagick 6 reads Pillow's bottom-up TGA upside down)
+        # A TGA as Pillow and GIMP write it (bottom-up: it came out upside down) and a PAM
+        # (GEGL took it to its own ImageMagick path).
+        for ext in (".bmp", ".tga", ".pam"):
             src, out = os.path.join(d, "in" + ext), os.path.join(d, ext[1:] + ".png")
-            Image.fromarray(pixels).save(src)
+            if ext == ".pam":
+                subprocess.run(["convert", png, "-depth", "8", src], check=True)
+            else:
+                Image.fromarray(pixels).save(src)
             r1 = T.run_cli("halftone", src, out, "--quiet", env=env)
             same = (r1.returncode == 0 and r2.returncode == 0
                     and np.array_equal(T.load(out), T.load(ref)))
             T.check(same, f"a {ext[1:].upper()} (through ImageMagick) gives the PNG's result, "
                     "byte for byte", f"{r1.stderr.strip()[-200:]} {r2.stderr.strip()[-200:]}")
+        # A PBM bitmap (P4): black and white in, the same out, as 1-bit gray (it came out
+        # 16-bit RGBA through GEGL's path).
+        bits = T.noise(61, 23, 1, np.uint8, seed=11) > 127
+        pbm, out = os.path.join(d, "in.pbm"), os.path.join(d, "pbm.png")
+        Image.fromarray(bits).convert("1").save(pbm)
+        r = T.run_cli("halftone", pbm, out, "--quiet", env=env)
+        got = Image.open(out) if r.returncode == 0 else None
+        T.check(got is not None and got.mode in ("1", "L")
+                and np.array_equal(np.array(got.convert("L")) > 127, bits),
+                "a PBM bitmap halftones to itself, in gray", f"{r.stderr.strip()[-200:]} "
+                f"{got.mode if got else ''}")
         with open(os.path.join(tmp, "gegl-magick.png"), "rb") as f:
             T.check(np.array_equal(np.array(Image.open(f)), stale),
                     "the file of that name in $TMPDIR is left as it was")
