@@ -266,6 +266,24 @@ mask_layer_place (gint32 drawable, gint32 *parent, gint *position)
   *position = gimp_image_get_item_position (gimp_item_get_image (layer), layer);
 }
 
+/* Makes drawable the active one again: inserting a layer activates it, and Filters >
+ * Repeat (Ctrl+F) or the next filter would then work on the mask layer. */
+static void
+keep_active (gint32 drawable)
+{
+  gint32 image = gimp_item_get_image (drawable);
+  if (gimp_item_is_layer_mask (drawable))
+    {
+      gint32 owner = gimp_layer_from_mask (drawable);
+      gimp_image_set_active_layer (image, owner);
+      gimp_layer_set_edit_mask (owner, TRUE);
+    }
+  else if (gimp_item_is_layer (drawable))
+    gimp_image_set_active_layer (image, drawable);
+  else if (gimp_item_is_channel (drawable))
+    gimp_image_set_active_channel (image, drawable);
+}
+
 gfx_status
 gfx_ui_mask_layer_insert (gint32 drawable, gint32 layer, const gfx_ui_rect *rect,
                           const gfx_image *mask, gfx_error *err)
@@ -291,6 +309,7 @@ gfx_ui_mask_layer_insert (gint32 drawable, gint32 layer, const gfx_ui_rect *rect
   gegl_buffer_flush (buffer);
   g_object_unref (buffer);
   gimp_drawable_update (layer, 0, 0, rect->width, rect->height);
+  keep_active (drawable);
   return GFX_OK;
 }
 

@@ -35,12 +35,16 @@ mask_scm="(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"rgba8.png\" \"rg
        (drw (car (gimp-image-get-active-drawable img))))
   $(call 2.5 1.0 0.02 0.8 0.4 0 3 0 1 1)
   (gimp-message (string-append \"layers=\" (number->string (car (gimp-image-get-layers img)))))
+  (gimp-message (if (= (car (gimp-image-get-active-drawable img)) drw) \"active=filtered\" \"active=other\"))
   (gimp-file-save RUN-NONINTERACTIVE img (aref (cadr (gimp-image-get-layers img)) 0) \"mask.png\" \"mask.png\")
   (gimp-image-delete img))"
 gimp_batch "$work/mask.log" "$mask_scm"
 if batch_ok enhance-mask-layer-batch "$work/mask.log" $?; then
   grep -q 'layers=2' "$work/mask.log" && pass enhance-mask-layer-added \
     || fail enhance-mask-layer-added "$(grep -o 'layers=[0-9]*' "$work/mask.log")"
+  # The filtered layer stays active, so Repeat (Ctrl+F) filters it again, not the mask.
+  grep -q 'active=filtered' "$work/mask.log" && pass enhance-mask-layer-keeps-active \
+    || fail enhance-mask-layer-keeps-active "$(grep -o 'active=[a-z]*' "$work/mask.log")"
   cli_run "$work/rgba8.png" "$work/cli-m-out.png" 2.5 1.0 0.02 0.8 0.4 0 3 0 --mask-out "$work/cli-mask.png"
   why=$("$py" - "$work/mask.png" "$work/cli-mask.png" <<'PY'
 import sys, cv2
