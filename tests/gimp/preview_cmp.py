@@ -5,6 +5,8 @@ with a "# at X Y" comment giving its place in the drawable):
       whole drawable (or, if REF has the preview's size, on the preview's area alone),
       leaving out M pixels at the inner edges, where the preview's own border rule
       stands in for the neighbours outside it.
+  preview_cmp.py within DUMP REF T          every pixel within T levels of REF, and the
+      largest difference printed (babl's float to 8-bit paths may round apart by one).
 Exit 0 when the claim holds, else 1 with why."""
 import re
 import sys
@@ -41,6 +43,13 @@ def main(what, dump, ref_path, arg):
         x = y = 0
     elif y + h > ref.shape[0] or x + w > ref.shape[1]:
         sys.exit(f"{ref_path} {ref.shape} does not hold the preview at ({x}, {y}) {w}x{h}")
+    if what == "within":
+        d = np.abs(prev.astype(int) - ref[y:y + h, x:x + w].astype(int))
+        print(f"largest difference {d.max()}, {np.count_nonzero(d)} pixels differ")
+        if d.max() > int(arg):
+            sys.exit(f"preview at ({x}, {y}) {w}x{h}: {np.count_nonzero(d > int(arg))} samples "
+                     f"more than {arg} from {ref_path} (up to {d.max()})")
+        return
     m = int(arg)
     a = prev[m:h - m, m:w - m].astype(int)
     b = ref[y + m:y + h - m, x + m:x + w - m].astype(int)

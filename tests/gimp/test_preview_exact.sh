@@ -20,13 +20,14 @@ export GPUFX_DIALOG_PREVIEW_DUMP=$work/prev.pnm
 export GPUFX_DIALOG_AREA_DUMP=$work/area.pnm # what the widget shows
 select_box="60 50 250 200" # x y w h: inside the 300 x 300 preview, off the image's corner
 
-# preview NAME LAST DIALOG: a GIMP session runs LAST (which sets the last values), then
-# opens the dialog with DIALOG (cancelled after 3 s); the preview's dump must exist.
+# preview NAME LAST DIALOG [OUT]: a GIMP session runs LAST (which sets the last values;
+# its result goes to OUT), then opens the dialog with DIALOG (cancelled after 3 s); the
+# preview's dump must exist.
 preview () {
-  local name=$1 last=$2 dialog=$3
+  local name=$1 last=$2 dialog=$3 out=${4:-discard.png}
   rm -f "$work/prev.pnm" "$work/area.pnm"
   GPUFX_DIALOG_AUTO_CANCEL=3 gimp_batch "$work/$name.log" \
-    "$(scm_run big.png discard.png "$last")" "$(scm_run big.png discard.png "$dialog")"
+    "$(scm_run big.png "$out" "$last")" "$(scm_run big.png discard.png "$dialog")"
   batch_ok "$name-run" "$work/$name.log" $? || return 1
   [ -s "$work/prev.pnm" ] || { fail "$name" "no preview was drawn (no dump)"; return 1; }
 }
@@ -86,6 +87,17 @@ if preview halftone-preview-selection "$sel ($ht RUN-NONINTERACTIVE img drw 0 2 
   else
     fail halftone-preview-selection-equals-result "the expected image could not be made"
   fi
+fi
+
+# A feathered ellipse: the preview blends the result in as OK does (GIMP's Replace mode in
+# linear light); a blend of the 8-bit samples was up to 36 levels off in the soft edge.
+# ok.png is the last run's OK result with the same selection.
+fsel="(gimp-context-set-feather TRUE) (gimp-context-set-feather-radius 40 40)
+  (gimp-image-select-ellipse img CHANNEL-OP-REPLACE ${select_box// / }) (gimp-context-set-feather FALSE)"
+if preview halftone-preview-feathered "$fsel ($ht RUN-NONINTERACTIVE img drw 1 3 1 0 -1)" \
+     "$fsel ($ht RUN-INTERACTIVE img drw 0 2 0 0 -1)" ok.png; then
+  why=$(cmp within "$work/prev.pnm" "$work/ok.png" 1) \
+    && pass "halftone-preview-feathered-as-ok ($why)" || fail halftone-preview-feathered-as-ok "$why"
 fi
 
 db=plug-in-gpufx-iir-deblur
