@@ -8,6 +8,8 @@ static const char *const rule_labels[] = {
   N_("3rd edition: m_S <= k0 m_G, k1 s_G <= s_S <= k2 s_G"),
   N_("4th edition: k0 m_G <= m_S <= k1 m_G, k2 s_G <= s_S <= k3 s_G"), NULL
 };
+GFX_CHOICES_MATCH (gfx_enhance_rule_choices, GFX_RULE_4TH + 1);
+GFX_CHOICES_MATCH (rule_labels, GFX_RULE_4TH + 1);
 
 #define FIELD(f) offsetof (gfx_enhance_params, f)
 #define K_MAX 10.0 /* ample for both rules (G&W use k <= 1); keeps the dialog sliders usable */

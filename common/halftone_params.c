@@ -9,6 +9,8 @@ const char *const gfx_kernel_labels[] = { N_("Floyd-Steinberg"), N_("Jarvis-Judi
                                           N_("Stucki"), N_("Burkes"), N_("Sierra"),
                                           N_("Two-row Sierra"), N_("Sierra Lite"),
                                           N_("Atkinson"), NULL };
+GFX_CHOICES_MATCH (gfx_kernel_choices, GFX_KERNEL_COUNT);
+GFX_CHOICES_MATCH (gfx_kernel_labels, GFX_KERNEL_COUNT);
 
 #define FIELD(f) offsetof (gfx_halftone_params, f)
 

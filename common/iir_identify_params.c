@@ -8,6 +8,8 @@
 const char *const gfx_identify_method_choices[] = { "ls", "lad", NULL };
 const char *const gfx_identify_method_labels[] = { N_("Least squares"),
                                                    N_("Least absolute deviations"), NULL };
+GFX_CHOICES_MATCH (gfx_identify_method_choices, GFX_IDENTIFY_LAD + 1);
+GFX_CHOICES_MATCH (gfx_identify_method_labels, GFX_IDENTIFY_LAD + 1);
 
 #define FIELD(f) offsetof (gfx_identify_params, f)
 

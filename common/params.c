@@ -10,6 +10,8 @@
 
 const char *const gfx_backend_choices[] = { "auto", "cpu", "gpu", NULL };
 const char *const gfx_backend_labels[] = { N_("Automatic"), N_("CPU"), N_("GPU (CUDA)"), NULL };
+GFX_CHOICES_MATCH (gfx_backend_choices, GFX_BACKEND_GPU + 1);
+GFX_CHOICES_MATCH (gfx_backend_labels, GFX_BACKEND_GPU + 1);
 
 static void *
 field (const gfx_param_desc *d, void *values)

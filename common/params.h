@@ -63,6 +63,12 @@ typedef struct gfx_param_set {
 
 /* The backend parameter, the same in every set. */
 typedef enum { GFX_BACKEND_AUTO = 0, GFX_BACKEND_CPU, GFX_BACKEND_GPU } gfx_backend;
+
+/* A choice table holds one entry per enum value, then NULL: checked where it is defined,
+ * since a missing entry reads past the tables (a kernel named but not in gfx_kernels). */
+#define GFX_CHOICES_MATCH(table, count)                                                    \
+  _Static_assert (sizeof (table) / sizeof (table)[0] == (count) + 1,                       \
+                  #table ": one entry per value, then NULL")
 extern const char *const gfx_backend_choices[];
 extern const char *const gfx_backend_labels[];
 
