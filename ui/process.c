@@ -124,10 +124,19 @@ run_with_values (const gfx_ui_proc *proc, GimpRunMode mode, gint32 image, gint32
       gfx_ui_load_values (proc->proc_name, set, values);
       return gfx_ui_process (proc, image, drawable, values, NULL, err);
     default:
-      gfx_fail (err, GFX_ERR_PARAM, _("run-mode %d: 0 (RUN-INTERACTIVE), 1 "
-                "(RUN-NONINTERACTIVE) or 2 (RUN-WITH-LAST-VALS)"), (int) mode);
-      return GIMP_PDB_CALLING_ERROR;
+      return gfx_ui_run_mode_check (mode, err);
     }
+}
+
+GimpPDBStatusType
+gfx_ui_run_mode_check (int mode, gfx_error *err)
+{
+  if (mode == GIMP_RUN_INTERACTIVE || mode == GIMP_RUN_NONINTERACTIVE
+      || mode == GIMP_RUN_WITH_LAST_VALS)
+    return GIMP_PDB_SUCCESS;
+  gfx_fail (err, GFX_ERR_PARAM, _("run-mode %d: 0 (RUN-INTERACTIVE), 1 (RUN-NONINTERACTIVE) "
+            "or 2 (RUN-WITH-LAST-VALS)"), mode);
+  return GIMP_PDB_CALLING_ERROR;
 }
 
 void

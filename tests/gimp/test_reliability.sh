@@ -122,9 +122,11 @@ gimp_batch "$work/modes.log" "(let* ((img (car (gimp-file-load RUN-NONINTERACTIV
   (catch #f (plug-in-gpufx-halftone 7 img drw 0 2 0 0 -1))
   (catch #f (plug-in-gpufx-local-enhance -1 img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0))
   (catch #f (plug-in-gpufx-halftone RUN-NONINTERACTIVE img -1 0 2 0 0 -1))
+  (catch #f (plug-in-gpufx-iir-identify 5 img drw -1 3 3 0 \"modes.iir\"))
   (gimp-file-save RUN-NONINTERACTIVE img drw \"modes.png\" \"modes.png\")
   (gimp-image-delete img))"
 for re in 'run-mode 7: 0 \(RUN-INTERACTIVE\), 1 \(RUN-NONINTERACTIVE\) or 2' 'run-mode -1: 0 ' \
+          'run-mode 5: 0 ' \
           'drawable -1: no layer, layer mask or channel has this number'; do
   grep -qE -- "$re" "$work/modes.log" && pass "bad run-mode or drawable: message /$re/" \
     || fail "bad run-mode or drawable: message /$re/" "$(grep -A1 'GIMP-Error' "$work/modes.log" | head -6 | tr '\n' ' ')"
