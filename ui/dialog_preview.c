@@ -45,7 +45,10 @@ struct preview_render {
   gfx_status status;
   gint64 started, micros; /* from the first pixel read to the render's end */
   GThread *thread;
+  guint slow_note;        /* timer that says a long render is under way */
 };
+
+#define SLOW_RENDER_MS 250 /* a render still going after this says so in the status line */
 
 #define PREVIEW_SIZE 300 /* pixels, at most the drawable's size */
 /* The largest filtered source kept: the dialog holds it as long as it is open, so an
@@ -58,6 +61,7 @@ keep_at_most (void)
 }
 
 static void render_start (gfx_dialog *dlg);
+static gboolean note_slow_render (gpointer data);
 static gboolean render_done (gpointer data);
 
 static void
@@ -152,6 +156,8 @@ render_thread (gpointer data)
 static void
 render_release (preview_render *r)
 {
+  if (r->slow_note)
+    g_source_remove (r->slow_note);
   gfx_image_free (&r->in);
   gfx_image_free (&r->out);
   gfx_image_free (&r->source);
@@ -250,6 +256,8 @@ render_done (gpointer data)
   if (r->status == GFX_OK)
     keep_source (dlg, r);
   char backend[256];
+  /* No longer "computing the preview" (a drawn preview adds its time below). */
+  gfx_dialog_describe_backend (dlg, dlg->last_render, sizeof dlg->last_render);
   if (r->status == GFX_OK && !dlg->render_again
       && gimp_preview_get_update (GIMP_PREVIEW (dlg->preview)))
     {
@@ -333,6 +341,22 @@ render_start (gfx_dialog *dlg)
   gfx_progress_init (&r->progress, NULL, NULL);
   dlg->render = r;
   r->thread = g_thread_new ("gpufx-preview", render_thread, r);
+  r->slow_note = g_timeout_add (SLOW_RENDER_MS, note_slow_render, r);
+}
+
+/* The status line of a render that takes a while (the deblur filters a whole 24-megapixel
+ * selection for several seconds): the preview shown is the last one until it ends. */
+static gboolean
+note_slow_render (gpointer data)
+{
+  preview_render *r = data;
+  r->slow_note = 0;
+  char backend[256];
+  gfx_dialog_describe_backend (r->dlg, backend, sizeof backend);
+  g_snprintf (r->dlg->last_render, sizeof r->dlg->last_render, _("%s · computing the preview…"),
+              backend);
+  gfx_dialog_show_status (r->dlg);
+  return G_SOURCE_REMOVE;
 }
 
 /* Stops an in-flight render and waits for it (before OK, or when the dialog closes). */

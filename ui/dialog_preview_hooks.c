@@ -1,5 +1,6 @@
-/* The preview's test hooks, so that dialog tests see what it drew and can move it:
- * GPUFX_DIALOG_PREVIEW_HOLD, GPUFX_DIALOG_PREVIEW_DUMP and GPUFX_DIALOG_PREVIEW_THEN. */
+/* The preview's test hooks, so that dialog tests see what it drew and said and can move
+ * it: GPUFX_DIALOG_PREVIEW_HOLD, GPUFX_DIALOG_PREVIEW_DUMP, GPUFX_DIALOG_STATUS_DUMP and
+ * GPUFX_DIALOG_PREVIEW_THEN. */
 #include <stdio.h>
 #include <string.h>
 
@@ -68,6 +69,19 @@ gfx_preview_dump_failure_for_tests (const char *text)
   const char *path = g_getenv ("GPUFX_DIALOG_PREVIEW_DUMP");
   if (path)
     g_file_set_contents (path, text, -1, NULL);
+}
+
+/* GPUFX_DIALOG_STATUS_DUMP=FILE: each text the status line shows, a line each. */
+void
+gfx_status_dump_for_tests (const char *text)
+{
+  const char *path = g_getenv ("GPUFX_DIALOG_STATUS_DUMP");
+  FILE *f = path ? fopen (path, "a") : NULL;
+  if (f)
+    {
+      fprintf (f, "%s\n", text);
+      fclose (f);
+    }
 }
 
 static void

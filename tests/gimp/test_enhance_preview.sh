@@ -48,8 +48,10 @@ fi
 # cancelled): Reset cancels the stale render and starts another, OK cancels that one and
 # waits for it, then runs the filter.  The result must be the defaults' (the CLI's), and
 # the run must not sit out the hold (a minute).
+# The status line says a render is under way once it has taken a quarter of a second.
 unset GPUFX_DIALOG_PREVIEW_DUMP
 t0=$SECONDS
+GPUFX_DIALOG_STATUS_DUMP=$work/status.txt \
 GPUFX_DIALOG_PREVIEW_HOLD=1 GPUFX_DIALOG_AUTO_RESET=1 GPUFX_DIALOG_AUTO_OK=2 \
   gimp_batch "$work/held.log" "$last" "$(scm_run big.png held.png \
     "($proc RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0)")"
@@ -59,4 +61,7 @@ if batch_ok enhance-preview-ok-while-rendering "$work/held.log" $?; then
   compare_images enhance-preview-ok-while-rendering-gives-defaults "$work/held.png" "$work/held-cli.png"
   [ "$took" -lt 45 ] && pass "enhance-preview-ok-cancels-the-render ($took s)" \
     || fail enhance-preview-ok-cancels-the-render "the run took $took s: OK waited for the render"
+  grep -q ' · computing the preview…$' "$work/status.txt" \
+    && pass enhance-preview-status-says-computing \
+    || fail enhance-preview-status-says-computing "status lines: $(tr '\n' '|' <"$work/status.txt" | cut -c1-200)"
 fi
