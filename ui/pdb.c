@@ -151,14 +151,36 @@ gfx_ui_read_args (const gfx_param_set *set, int nparams, const GimpParam *param,
   return GIMP_PDB_SUCCESS;
 }
 
+/* gimp_set_data keeps values for one GIMP session; a persistent global parasite of this
+ * name (saved in the profile's parasiterc) keeps them across restarts, as GIMP keeps its
+ * own filters' settings: the deblur dialog no longer forgets its filter file. */
+static gchar *
+saved_values_name (const char *proc_name)
+{
+  return g_strconcat (proc_name, "-last-values", NULL);
+}
+
 gboolean
 gfx_ui_load_values (const char *proc_name, const gfx_param_set *set, void *values)
 {
   gfx_params_defaults (set, values);
-  if (gimp_get_data_size (proc_name) != (gint) set->size)
+  void *stored = NULL;
+  if (gimp_get_data_size (proc_name) == (gint) set->size)
+    {
+      stored = g_malloc (set->size);
+      gimp_get_data (proc_name, stored);
+    }
+  else /* the first run of this GIMP session: what the last session kept */
+    {
+      gchar *name = saved_values_name (proc_name);
+      GimpParasite *kept = gimp_get_parasite (name);
+      if (kept && gimp_parasite_data_size (kept) == (glong) set->size)
+        stored = g_memdup2 (gimp_parasite_data (kept), set->size);
+      gimp_parasite_free (kept);
+      g_free (name);
+    }
+  if (!stored)
     return FALSE;
-  void *stored = g_malloc (set->size);
-  gimp_get_data (proc_name, stored);
   gfx_error err;
   /* Values stored by another build may no longer be valid: then start from defaults. */
   gboolean ok = gfx_params_validate (set, stored, &err) == GFX_OK;
@@ -172,6 +194,11 @@ void
 gfx_ui_save_values (const char *proc_name, const gfx_param_set *set, const void *values)
 {
   gimp_set_data (proc_name, values, set->size);
+  gchar *name = saved_values_name (proc_name);
+  GimpParasite *kept = gimp_parasite_new (name, GIMP_PARASITE_PERSISTENT, set->size, values);
+  gimp_attach_parasite (kept);
+  gimp_parasite_free (kept);
+  g_free (name);
 }
 
 #define MAX_RETURN 16

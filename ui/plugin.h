@@ -94,8 +94,9 @@ GimpPDBStatusType gfx_ui_run_mode_check (int mode, gfx_error *err);
 GimpPDBStatusType gfx_ui_read_args (const gfx_param_set *set, int nparams,
                                     const GimpParam *param, void *values, gfx_error *err);
 
-/* Last values of proc_name (gimp_get_data) if stored and valid, else the declared
- * defaults.  Returns TRUE when stored values were used. */
+/* Last values of proc_name if stored and valid (this GIMP session's, else those an
+ * earlier session kept in the profile), else the declared defaults.  Returns TRUE when
+ * stored values were used.  Saving stores them for both. */
 gboolean gfx_ui_load_values (const char *proc_name, const gfx_param_set *set, void *values);
 void gfx_ui_save_values (const char *proc_name, const gfx_param_set *set, const void *values);
 
