@@ -37,7 +37,7 @@ free_pixels (guchar *pixels, gpointer data)
 static GdkPixbuf *
 pixbuf_from (const gfx_image *img)
 {
-  guchar *copy = g_memdup (img->pixels, (guint) gfx_image_bytes (img));
+  guchar *copy = g_memdup2 (img->pixels, gfx_image_bytes (img));
   return gdk_pixbuf_new_from_data (copy, GDK_COLORSPACE_RGB, FALSE, 8, img->width, img->height,
                                    img->width * 3, free_pixels, NULL);
 }
