@@ -11,8 +11,9 @@
 #   default /usr/local/share/bash-completion/completions, else the same under
 #   ${XDG_DATA_HOME:-~/.local/share} (both skipped with --plugins-only, which the tests use
 #   so they never touch a real profile or PATH).
-#   --uninstall removes those plug-in folders, that gpufx, its completion and its cache
-#   (~/.cache/gpufx); other plug-ins, and filter files you identified into the profile, stay.
+#   --uninstall removes those plug-in folders, that gpufx, its completion, its cache
+#   (~/.cache/gpufx) and the filters' last settings (in the profile's parasiterc); other
+#   plug-ins, and filter files you identified into the profile, stay.
 set -euo pipefail
 build=build
 plugins_only=0
@@ -50,6 +51,12 @@ if [ "$uninstall" -eq 1 ]; then
     rm -rf "$path"
     echo "removed $path"
   done
+  # The filters' last settings, kept in the profile (one line each in parasiterc).
+  kept=$profile/parasiterc
+  if [ -f "$kept" ] && grep -q '^(parasite "plug-in-gpufx-' "$kept"; then
+    sed -i '/^(parasite "plug-in-gpufx-/d' "$kept"
+    echo "removed the filters' last settings from $kept"
+  fi
   exit 0
 fi
 

@@ -31,6 +31,11 @@ gimp_setup () {
     || { fail "$1" "install.sh failed: $(tail -1 "$work/install.log")"; exit 1; }
 }
 
+# forget_last_values: the plug-ins' values kept from earlier GIMP sessions of this profile
+# (persistent parasites in parasiterc) are dropped, so the next session's dialogs open
+# with the declared defaults.
+forget_last_values () { rm -f "$GIMP2_DIRECTORY/parasiterc"; }
+
 # gimp_batch LOG SCHEME...: runs each SCHEME as a batch command (one GIMP session, so
 # last values carry over), then (gimp-quit 0), in $work; stdout+stderr -> LOG.
 gimp_batch () {

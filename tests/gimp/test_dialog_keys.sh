@@ -42,7 +42,9 @@ keys_distinct deblur '(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 0)'
 # runs it, RUN-WITH-LAST-VALS, exported to repeat-NAME.png.
 typed () {
   local name=$1 title=$2 image=$3 call=$4 wid pid k; shift 4
-  # Cancelled after 40 s should the keys not reach OK (it would wait for ever).
+  # Cancelled after 40 s should the keys not reach OK (it would wait for ever).  The keys
+  # start from the defaults, not from an earlier case's values.
+  forget_last_values
   GPUFX_DIALOG_AUTO_CANCEL=40 gimp_batch "$work/$name.log" \
     "$(scm_run "$image" "typed-$name.png" "$call")" \
     "$(scm_run "$image" "repeat-$name.png" "${call/RUN-INTERACTIVE/RUN-WITH-LAST-VALS}")" &

@@ -11,8 +11,10 @@ dialog_checks halftone plug-in-gpufx-halftone "1 3 1 0 -1" "0 2 0 0 -1" \
 
 # A preview that fails says why on the dialog's status line: the GPU backend
 # (GPUFX_BACKEND=gpu) where this machine has no usable GPU (GPUFX_DIALOG_PREVIEW_DUMP gets
-# the line).  OK then fails too (caught), and the image is as it was.
+# the line).  OK then fails too (caught), and the image is as it was.  The dialog starts
+# from the defaults (backend auto), not from the checks' last values (backend cpu).
 if "$build/gpufx" --version | grep -qE '^GPU: (none|not usable)'; then
+  forget_last_values
   GPUFX_BACKEND=gpu GPUFX_DIALOG_PREVIEW_DUMP=$work/said.txt GPUFX_DIALOG_AUTO_OK=3 \
     gimp_batch "$work/nogpu.log" "$(scm_run rgba8.png nogpu.png \
       '(catch #f (plug-in-gpufx-halftone RUN-INTERACTIVE img drw 0 2 0 0 -1))')"

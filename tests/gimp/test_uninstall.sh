@@ -1,7 +1,7 @@
 #!/bin/bash
 # make install / make uninstall as a user runs them, into a throwaway profile, bin folder,
 # completion folder and cache: uninstall takes away the three plug-in folders, gpufx, its
-# bash completion and its cache, and
+# bash completion, its cache and the filters' kept settings, and
 # nothing else (another plug-in and a filter file identified into the profile stay); GIMP
 # then starts without the procedures.
 source "$(dirname "$0")/lib.sh"
@@ -18,13 +18,19 @@ installed=$(ls -d "$plugins"/gpufx-*/ "$work/bin/gpufx" "$work/completions/gpufx
 [ "$installed" -eq 6 ] && pass install-places-six-things \
   || fail install-places-six-things "$installed of 6 (3 plug-in folders, gpufx, its completion, its cache): $(ls "$plugins" "$work/bin" "$work/cache" 2>&1 | tr '\n' ' ')"
 
+# The filters' kept settings go too; another parasite stays.
+kept=$GIMP2_DIRECTORY/parasiterc
+printf '%s\n' '(parasite "plug-in-gpufx-halftone-last-values" 1 4 "\1\0\0\0")' \
+  '(parasite "someone-else" 1 1 "x")' >>"$kept"
 make -s -C "$top" uninstall >"$work/uninstall.log" 2>&1
+! grep -q 'gpufx' "$kept" && grep -q 'someone-else' "$kept" \
+  && pass uninstall-drops-kept-settings || fail uninstall-drops-kept-settings "$(cat "$kept")"
 left=$(ls -d "$plugins"/gpufx-* "$work/bin/gpufx" "$work/completions/gpufx" "$work/cache/gpufx" \
   2>/dev/null | tr "\n" " ")
 [ -z "$left" ] && pass uninstall-removes-them || fail uninstall-removes-them "left: $left"
 [ -x "$plugins/other/other" ] && [ -f "$GIMP2_DIRECTORY/gpufx-identified.iir" ] \
   && pass uninstall-keeps-the-rest || fail uninstall-keeps-the-rest "another plug-in or the filter file went"
-[ "$(grep -c '^removed' "$work/uninstall.log")" -eq 6 ] && pass uninstall-says-what-it-removed \
+[ "$(grep -c '^removed' "$work/uninstall.log")" -eq 7 ] && pass uninstall-says-what-it-removed \
   || fail uninstall-says-what-it-removed "$(tr '\n' ' ' <"$work/uninstall.log")"
 
 rm -rf "$plugins/other"   # not a real plug-in: GIMP would complain about it
