@@ -1,5 +1,7 @@
 /* The identification parameters (SPEC section 4, plug-in-gpufx-iir-identify), declared
- * once for the PDB procedure, the "Identify" part of the deblur dialog and the CLI. */
+ * once for the PDB procedure and the "Identify" part of the deblur dialog.  `gpufx
+ * identify` takes files and SPEC's --mask M1xM2 instead of drawables and two numbers, so
+ * cli/cmd_identify.c has its own table; it shares the method choices declared here. */
 #include <limits.h>
 #include <stddef.h>
 
