@@ -366,6 +366,7 @@ cli_check_output (const char *path, gfx_error *err)
   cli_gegl_start ();
   const char *name = cli_stream_name (path);
   char file[GFX_PATH_LEN], target[GFX_PATH_LEN];
+  struct stat sb;
   if (cli_is_stdout (path))
     {
       cli_stdout_file (path, file, sizeof file);
@@ -376,6 +377,8 @@ cli_check_output (const char *path, gfx_error *err)
         return err->status;
       path = file; /* its folder ($TMPDIR) must be writable */
     }
+  else if (stat (path, &sb) == 0 && S_ISDIR (sb.st_mode)) /* before its "extension" */
+    return gfx_fail (err, GFX_ERR_IO, "%s: cannot write: it is a folder", name);
   else if (!saver_for (path))
     return gfx_fail (err, GFX_ERR_INPUT, "%s: GEGL has no saver for this file name's "
                      "extension (use .png, .tif, .jpg, .ppm, .webp...)", path);
@@ -383,7 +386,6 @@ cli_check_output (const char *path, gfx_error *err)
     return err->status;
   else
     path = target; /* through symbolic links: where the file is written */
-  struct stat sb;
   if (stat (path, &sb) == 0 && S_ISDIR (sb.st_mode))
     return gfx_fail (err, GFX_ERR_IO, "%s: cannot write: it is a folder", name);
   const char *slash = strrchr (path, '/');

@@ -179,6 +179,12 @@ def check_no_leftovers(tmp):
     single, msg = one_line(r)
     T.check(r.returncode == 1 and single and "blocked.png" in msg,
             "unwritable output: exit 1, one line naming it", f"{r.returncode} {msg!r}")
+    for folder in (tmp, tmp + "/"):  # a folder with no extension: said so, not "no saver"
+        r = T.run_cli("halftone", src, folder, "--backend", "cpu", "--quiet")
+        single, msg = one_line(r)
+        T.check(r.returncode == 1 and single and msg.endswith(": cannot write: it is a folder"),
+                f"a folder as OUT ({'with' if folder.endswith('/') else 'no'} slash) is named as "
+                "one", f"{r.returncode} {msg!r}")
     T.check(set(os.listdir(tmp)) == before, "failed write leaves no file behind",
             str(set(os.listdir(tmp)) - before))
     r = T.run_cli("halftone", src, "/proc/gpufx-test.png", "--backend", "cpu", "--quiet")
