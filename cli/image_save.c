@@ -377,7 +377,7 @@ cli_check_output (const char *path, gfx_error *err)
         return err->status;
       path = file; /* its folder ($TMPDIR) must be writable */
     }
-  else if (stat (path, &sb) == 0 && S_ISDIR (sb.st_mode)) /* before its "extension" */
+  else if (stat (path, &sb) == 0 && S_ISDIR (sb.st_mode)) /* via links, before "extension" */
     return gfx_fail (err, GFX_ERR_IO, "%s: cannot write: it is a folder", name);
   else if (!saver_for (path))
     return gfx_fail (err, GFX_ERR_INPUT, "%s: GEGL has no saver for this file name's "
@@ -386,8 +386,6 @@ cli_check_output (const char *path, gfx_error *err)
     return err->status;
   else
     path = target; /* through symbolic links: where the file is written */
-  if (stat (path, &sb) == 0 && S_ISDIR (sb.st_mode))
-    return gfx_fail (err, GFX_ERR_IO, "%s: cannot write: it is a folder", name);
   const char *slash = strrchr (path, '/');
   char dir[GFX_PATH_LEN];
   snprintf (dir, sizeof dir, "%.*s", slash ? (int) (slash - path) + 1 : 1, slash ? path : ".");
