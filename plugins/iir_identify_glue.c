@@ -96,13 +96,7 @@ gfx_identify_pdb_run (gint nparams, const GimpParam *param, gint *nreturn_vals,
   gfx_error err = { 0 };
   double residual = 0.0;
   gfx_ui_run_begin (nparams, param);
-  if (nparams < 3)
-    {
-      gfx_ui_return (GIMP_PDB_CALLING_ERROR, "run-mode, image and drawable are required",
-                     nreturn_vals, return_vals);
-      return;
-    }
-  GimpPDBStatusType ps = gfx_ui_run_mode_check (param[0].data.d_int32, &err);
+  GimpPDBStatusType ps = gfx_ui_run_check (nparams, param, &err);
   if (ps == GIMP_PDB_SUCCESS && param[0].data.d_int32 == GIMP_RUN_NONINTERACTIVE)
     ps = gfx_ui_read_args (&gfx_identify_param_set, nparams, param, &p, &err);
   else if (ps == GIMP_PDB_SUCCESS)

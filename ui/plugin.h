@@ -83,9 +83,10 @@ void gfx_ui_run (const gfx_ui_proc *proc, int nparams, const GimpParam *param,
 /* First call of any run(), with run()'s arguments: gettext binding, gegl_init. */
 void gfx_ui_run_begin (int nparams, const GimpParam *param);
 
-/* GIMP_PDB_SUCCESS for the three run modes, else GIMP_PDB_CALLING_ERROR with err naming
- * them (a run-mode of 7 or -1 had run with the last values). */
-GimpPDBStatusType gfx_ui_run_mode_check (int mode, gfx_error *err);
+/* GIMP_PDB_SUCCESS when run() has run-mode, image and drawable and the run-mode is one of
+ * the three, else GIMP_PDB_CALLING_ERROR with err saying which is wrong (a run-mode of 7
+ * or -1 had run with the last values). */
+GimpPDBStatusType gfx_ui_run_check (int nparams, const GimpParam *param, gfx_error *err);
 
 /* Reads param[3..] (after run-mode, image, drawable) into values and validates them with
  * gfx_params_validate.  Returns GIMP_PDB_SUCCESS, or GIMP_PDB_CALLING_ERROR with err

@@ -123,14 +123,20 @@ run_with_values (const gfx_ui_proc *proc, GimpRunMode mode, gint32 image, gint32
     case GIMP_RUN_WITH_LAST_VALS:
       gfx_ui_load_values (proc->proc_name, set, values);
       return gfx_ui_process (proc, image, drawable, values, NULL, err);
-    default:
-      return gfx_ui_run_mode_check (mode, err);
+    default: /* refused by gfx_ui_run_check */
+      return GIMP_PDB_CALLING_ERROR;
     }
 }
 
 GimpPDBStatusType
-gfx_ui_run_mode_check (int mode, gfx_error *err)
+gfx_ui_run_check (int nparams, const GimpParam *param, gfx_error *err)
 {
+  if (nparams < 3)
+    {
+      gfx_fail (err, GFX_ERR_PARAM, "run-mode, image and drawable are required");
+      return GIMP_PDB_CALLING_ERROR;
+    }
+  int mode = param[0].data.d_int32;
   if (mode == GIMP_RUN_INTERACTIVE || mode == GIMP_RUN_NONINTERACTIVE
       || mode == GIMP_RUN_WITH_LAST_VALS)
     return GIMP_PDB_SUCCESS;
@@ -146,10 +152,10 @@ gfx_ui_run (const gfx_ui_proc *proc, int nparams, const GimpParam *param, int *n
   gfx_ui_run_begin (nparams, param);
   gfx_error err;
   gfx_error_clear (&err);
-  if (nparams < 3)
+  GimpPDBStatusType checked = gfx_ui_run_check (nparams, param, &err);
+  if (checked != GIMP_PDB_SUCCESS)
     {
-      gfx_ui_return (GIMP_PDB_CALLING_ERROR, "run-mode, image and drawable are required",
-                     nreturn_vals, return_vals);
+      gfx_ui_return (checked, err.msg, nreturn_vals, return_vals);
       return;
     }
   GimpRunMode mode = (GimpRunMode) param[0].data.d_int32;
