@@ -227,17 +227,17 @@ render_draw (gfx_dialog *dlg, preview_render *r)
   const int ch = o->channels;
   const char *layout = ch == 1 ? "Y' u8" : ch == 2 ? "Y'A u8" : ch == 3 ? "R'G'B' u8"
                                                                  : "R'G'B'A u8";
+  const Babl *display = babl_format_with_space (layout, src);
   const gsize n = (gsize) o->width * o->height;
   guchar *buf = g_malloc (n * ch);
   gfloat *cover = selection_coverage (dlg->drawable, r->visible);
   if (cover)
     {
-      blend_as_gimp (src, &r->in, o, cover, babl_format_with_space (layout, src), buf);
+      blend_as_gimp (src, &r->in, o, cover, display, buf);
       g_free (cover);
     }
   else
-    babl_process (babl_fish (src, babl_format_with_space (layout, src)), o->pixels, buf,
-                  (long) n);
+    babl_process (babl_fish (src, display), o->pixels, buf, (long) n);
   static const GimpImageType types[] = { GIMP_GRAY_IMAGE, GIMP_GRAYA_IMAGE, GIMP_RGB_IMAGE,
                                          GIMP_RGBA_IMAGE };
   GimpPreviewArea *area = GIMP_PREVIEW_AREA (gimp_preview_get_area (GIMP_PREVIEW (dlg->preview)));
