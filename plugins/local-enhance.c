@@ -9,44 +9,55 @@
 #include "../common/enhance.h"
 
 /* The preview filters only the visible part and the windows around it, but m_G and
- * sigma_G belong to the whole region: the dialog computes the region's totals once (both modes) and hands the ones
- * of the current mode to the preview through values->region; OK clears them, so the
- * final run (and the stored last values) compute their own. */
+ * sigma_G belong to the whole region: the dialog computes the region's totals for the
+ * mode shown (luminance or per channel), the first time that mode is shown, and hands
+ * them to the preview through values->region; OK clears them, so the final run (and the
+ * stored last values) compute their own.  Each mode's totals read the whole region
+ * (for a 24-megapixel float image, about a second on two cores), so the dialog does not
+ * pay up front for the mode the user may never pick. */
 typedef struct {
-  gboolean ready;
-  gfx_enhance_region luma, channels;
+  gboolean tried, ready;
+  gfx_enhance_region totals;
 } region_stats;
 
-static region_stats stats;
-static int shown_rule; /* the rule the dialog showed last */
+static region_stats stats[2]; /* [0] luminance, [1] per channel */
+static int shown_rule;        /* the rule the dialog showed last */
+
+/* The totals do not depend on the k values, E or n, so they are computed with the
+ * defaults: values the user is still typing cannot stop them. */
+static void
+compute_region (gint32 drawable, int per_channel, region_stats *s)
+{
+  gfx_ui_rect rect;
+  gfx_image img = { 0 };
+  gfx_error err;
+  gfx_enhance_params p;
+  gfx_params_defaults (&gfx_enhance_param_set, &p);
+  p.per_channel = per_channel;
+  s->tried = TRUE;
+  s->ready = gfx_ui_drawable_region (drawable, &rect, &err) == GFX_OK
+             && gfx_ui_drawable_read (drawable, &rect, &img, &err) == GFX_OK
+             && gfx_enhance_region_totals (&img, &p, &s->totals, &err) == GFX_OK;
+  gfx_image_free (&img);
+}
 
 static void
 put_region (gfx_dialog *dlg)
 {
   gfx_enhance_params *v = gfx_dialog_values (dlg);
+  region_stats *s = &stats[v->per_channel ? 1 : 0];
   memset (&v->region, 0, sizeof v->region);
-  if (stats.ready)
-    v->region = v->per_channel ? stats.channels : stats.luma;
+  if (!s->tried)
+    compute_region (gfx_dialog_drawable (dlg), v->per_channel, s);
+  if (s->ready)
+    v->region = s->totals;
 }
 
 static void
 build (gfx_dialog *dlg, GtkWidget *box, void *user)
 {
   (void) box, (void) user;
-  gint32 drawable = gfx_dialog_drawable (dlg);
-  gfx_ui_rect rect;
-  gfx_image img = { 0 };
-  gfx_error err;
-  gfx_enhance_params p = *(const gfx_enhance_params *) gfx_dialog_values (dlg);
-  stats.ready = gfx_ui_drawable_region (drawable, &rect, &err) == GFX_OK
-                && gfx_ui_drawable_read (drawable, &rect, &img, &err) == GFX_OK;
-  p.per_channel = 0;
-  stats.ready = stats.ready && gfx_enhance_region_totals (&img, &p, &stats.luma, &err) == GFX_OK;
-  p.per_channel = 1;
-  stats.ready = stats.ready
-                && gfx_enhance_region_totals (&img, &p, &stats.channels, &err) == GFX_OK;
-  gfx_image_free (&img);
-  shown_rule = p.rule;
+  shown_rule = ((const gfx_enhance_params *) gfx_dialog_values (dlg))->rule;
   put_region (dlg);
 }
 
