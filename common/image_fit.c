@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "image.h"
+#include "env_check.h"
+#include "pool.h"
 
 bool
 gfx_image_opaque (const gfx_image *img)
@@ -42,15 +44,16 @@ gfx_image_fits_bits (const gfx_image *img, int bits, bool with_alpha)
   return true;
 }
 
-/* The largest bit pattern of |sample| over the colour channels: for non-negative floats
- * the patterns order as the values do, and every NaN's lies above +inf's (0x7f800000).
- * Integer maxima over contiguous words, so the compiler vectorises the common layout. */
+/* The largest bit pattern of |sample| over the colour channels of pixels [p0, p1): for
+ * non-negative floats the patterns order as the values do, and every NaN's lies above
+ * +inf's (0x7f800000).  Integer maxima over contiguous words, so the compiler vectorises
+ * the common layout. */
 static uint32_t
-max_abs_bits (const gfx_image *img)
+max_abs_bits (const gfx_image *img, size_t p0, size_t p1)
 {
   const int ch = img->channels, cc = gfx_image_color_channels (img);
-  const size_t n = (size_t) img->width * img->height;
-  const unsigned char *b = img->pixels;
+  const unsigned char *b = (const unsigned char *) img->pixels + 4 * p0 * (size_t) ch;
+  const size_t n = p1 - p0;
   uint32_t top = 0;
   if (cc == ch)
     {
@@ -88,12 +91,34 @@ max_abs_bits (const gfx_image *img)
   return top;
 }
 
+typedef struct {
+  const gfx_image *img;
+  uint32_t top[GFX_MAX_THREADS];
+} max_abs_job;
+
+static void
+max_abs_part (void *ctx, int worker, int n_workers)
+{
+  max_abs_job *j = ctx;
+  const size_t n = (size_t) j->img->width * j->img->height;
+  j->top[worker] = max_abs_bits (j->img, n * worker / n_workers, n * (worker + 1) / n_workers);
+}
+
+/* One pass over every float image a filter gets (its finite check, the enhance keys'
+ * scale), on all cores: single-threaded it was a tenth of a second for a 24-megapixel
+ * RGB image, as long as the GPU's whole filter.  Max is order-free, so any split gives
+ * the same answer. */
 float
 gfx_image_max_abs (const gfx_image *img)
 {
   if (img->depth != GFX_F32)
     return 1.0f;
-  uint32_t top = max_abs_bits (img);
+  max_abs_job j = { .img = img };
+  int workers = gfx_threads_for ((double) gfx_image_samples (img), 1 << 20, false);
+  gfx_parallel_run (workers, max_abs_part, &j);
+  uint32_t top = 0;
+  for (int i = 0; i < workers; i++)
+    top = j.top[i] > top ? j.top[i] : top;
   if (top >= 0x7f800000u)
     return INFINITY;
   float v;

@@ -84,6 +84,31 @@ test_validation (void)
   f[3] = NAN;
   CHECK (isinf (gfx_image_max_abs (&img)), "a NaN makes it infinite");
   gfx_image_free (&img);
+  /* Large enough to be split among threads: the largest sample and a NaN are found
+   * wherever they lie (first pixel, last pixel, the pixels either side of a split). */
+  gfx_image_alloc (&img, 1031, 1019, 3, false, GFX_F32, &err);
+  f = img.pixels;
+  const size_t n = (size_t) 1031 * 1019;
+  for (int threads = 1; threads <= 7; threads++)
+    {
+      char env[8];
+      snprintf (env, sizeof env, "%d", threads);
+      setenv ("GPUFX_THREADS", env, 1);
+      const size_t at[] = { 0, n - 1, n / threads - 1, n * (threads - 1) / threads };
+      int found = 0;
+      for (size_t k = 0; k < sizeof at / sizeof at[0]; k++)
+        {
+          memset (f, 0, n * 3 * sizeof *f);
+          f[at[k] * 3 + 2] = -5.0f; /* the last colour channel, negative */
+          found += gfx_image_max_abs (&img) == 5.0f;
+          f[at[k] * 3] = NAN;
+          found += isinf (gfx_image_max_abs (&img));
+        }
+      CHECK (found == 8, "%d threads: the largest sample and a NaN found at the first and "
+             "last pixels and either side of a split (%d of 8)", threads, found);
+    }
+  unsetenv ("GPUFX_THREADS");
+  gfx_image_free (&img);
 }
 
 static void
