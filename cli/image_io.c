@@ -389,9 +389,11 @@ load_source (const char *path, const char *name, gfx_image *img, cli_source *src
   if (indexed)
     used = snprintf (note, note_len, "%s is an indexed image: converted to %s", name,
                      alpha ? "RGBA" : "RGB");
-  if (frames > 1 && used >= 0 && (size_t) used < note_len)
-    snprintf (note + used, note_len - (size_t) used, "%s%s has %d frames: the first is used",
-              used ? "; " : "", used ? "it" : name, frames);
+  const int pages = frames > 1 ? 0 : cli_tiff_pages (path); /* GEGL reads the first */
+  if ((frames > 1 || pages > 1) && used >= 0 && (size_t) used < note_len)
+    snprintf (note + used, note_len - (size_t) used, "%s%s has %d %s: the first is used",
+              used ? "; " : "", used ? "it" : name, frames > 1 ? frames : pages,
+              frames > 1 ? "frames" : "pages");
   gfx_status st = gfx_image_alloc (img, r->width, r->height, colors + (alpha ? 1 : 0), alpha,
                                    depth, err);
   /* The file's own colour space: only the encoding changes, never the primaries (an

@@ -117,6 +117,30 @@ with T.tmpdir() as d:
             in r1.stderr.decode() and "frames" not in r2.stderr.decode(),
             "an animated GIF: its first frame, with a note", r1.stderr.decode())
 
+    # A TIFF of several pages (a scanned document; classic and big-endian BigTIFF): the
+    # first page, and a note; a page with its thumbnail (reduced-resolution directory)
+    # is one page, without a note.
+    import tifffile
+    pages = [T.noise(37, 23, 1, seed=s) for s in (7, 8, 9)]
+    Image.fromarray(pages[0]).save(os.path.join(d, "scan.tif"), save_all=True,
+                                   append_images=[Image.fromarray(p) for p in pages[1:]])
+    with tifffile.TiffWriter(os.path.join(d, "scan-big.tif"), bigtiff=True, byteorder=">") as w:
+        for p in pages:
+            w.write(p)
+    with tifffile.TiffWriter(os.path.join(d, "thumbed.tif")) as w:
+        w.write(pages[0])
+        w.write(pages[1][:5, :5], subfiletype=1)
+    Image.fromarray(pages[0]).save(os.path.join(d, "page.tif"))
+    want = gpufx("halftone", os.path.join(d, "page.tif"), "-")
+    for name, note in [("scan.tif", "has 3 pages: the first is used"),
+                       ("scan-big.tif", "has 3 pages: the first is used"),
+                       ("thumbed.tif", None), ("page.tif", None)]:
+        r = gpufx("halftone", os.path.join(d, name), "-")
+        said = r.stderr.decode()
+        T.check(r.returncode == 0 and r.stdout == want.stdout
+                and (note in said if note else "pages" not in said),
+                f"{name}: its first page, {'with a note' if note else 'no note'}", said)
+
     # Refusals: exit status, the reason, nothing on standard output, nothing left.
     with open(os.path.join(d, "words"), "w") as f:
         f.write("not an image\n")
