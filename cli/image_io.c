@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "image_io.h"
+#include "tiff_pages.h"
 #include "private_tmp.h"
 
 static bool gegl_started;

@@ -35,9 +35,6 @@ bool cli_magick_to_png (const char *path, const char *name, char *png, size_t le
  * without its end marker after its last scan, a WebP shorter than its RIFF size, a PNG
  * whose chunks run out before IEND (image_cut_short.c). */
 bool cli_file_cut_short (const char *path, const char *loader);
-/* The number of pages in the TIFF file at path (thumbnails and masks left out), 0 when
- * it is no TIFF or its first directory cannot be read (tiff_pages.c). */
-int cli_tiff_pages (const char *path);
 /* Whether a processed gegl:load node found no loader for its file and stands in a
  * picture of its error text instead. */
 bool cli_load_found_no_loader (GeglNode *load);

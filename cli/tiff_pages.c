@@ -1,33 +1,44 @@
-/* How many pages a TIFF file holds (see image_io.h).  GEGL's TIFF loader reads one
+/* How many pages a TIFF file holds (see tiff_pages.h).  GEGL's TIFF loader reads one
  * directory (the first, unless told another) and does not say whether there are more, so
  * a scanned document of several pages would lose all but the first without a word.
  * The count follows the chain of image file directories (classic TIFF and BigTIFF) and
  * leaves out reduced-resolution copies (thumbnails) and transparency masks, which are no
  * pages of their own (NewSubfileType bits 0 and 2, or the old SubfileType 2). */
+#include "tiff_pages.h"
+
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "image_io.h"
-
-#define MAX_DIRECTORIES 100000 /* a chain that loops back on itself stops here */
+/* A file made to make us read for ever stops here (a chain that comes back on itself
+ * stops where it does): a real document of a thousand pages has some 20 000 entries. */
+#define MAX_DIRECTORIES 65536
+#define MAX_ENTRIES (1 << 22)
 
 typedef struct {
   FILE *f;
   bool big_endian, big_tiff;
+  long entries_left;
 } tiff_reader;
 
-/* The unsigned number of `bytes` bytes at offset, in the file's byte order; false when the
- * file ends first. */
-static bool
-read_at (tiff_reader *t, uint64_t offset, int bytes, uint64_t *v)
+/* The unsigned number of `bytes` bytes at p, in the file's byte order. */
+static uint64_t
+number (const tiff_reader *t, const unsigned char *p, int bytes)
 {
-  unsigned char b[8];
-  if (fseeko (t->f, (off_t) offset, SEEK_SET) != 0 || fread (b, 1, (size_t) bytes, t->f) != (size_t) bytes)
-    return false;
-  *v = 0;
+  uint64_t v = 0;
   for (int i = 0; i < bytes; i++)
-    *v |= (uint64_t) b[t->big_endian ? i : bytes - 1 - i] << (8 * (bytes - 1 - i));
-  return true;
+    v |= (uint64_t) p[t->big_endian ? i : bytes - 1 - i] << (8 * (bytes - 1 - i));
+  return v;
+}
+
+/* Reads len bytes at offset into buf; false when the file ends first. */
+static bool
+read_at (tiff_reader *t, uint64_t offset, void *buf, size_t len)
+{
+  return offset <= (uint64_t) INT64_MAX && fseeko (t->f, (off_t) offset, SEEK_SET) == 0
+         && fread (buf, 1, len, t->f) == len;
 }
 
 /* Whether the directory at offset is a page (not a thumbnail or a mask); *next gets the
@@ -37,51 +48,74 @@ read_directory (tiff_reader *t, uint64_t offset, bool *page, uint64_t *next)
 {
   const int count_bytes = t->big_tiff ? 8 : 2, entry_bytes = t->big_tiff ? 20 : 12,
             offset_bytes = t->big_tiff ? 8 : 4, value_at = t->big_tiff ? 12 : 8;
-  uint64_t entries;
-  if (!read_at (t, offset, count_bytes, &entries) || entries > 65535)
+  unsigned char b[8];
+  if (!read_at (t, offset, b, (size_t) count_bytes))
     return false;
+  const uint64_t entries = number (t, b, count_bytes);
+  if (entries > 65535 || (long) entries > t->entries_left)
+    return false;
+  t->entries_left -= (long) entries;
+  const size_t len = (size_t) entries * (size_t) entry_bytes + (size_t) offset_bytes;
+  unsigned char *d = malloc (len);
+  bool ok = d && read_at (t, offset + (uint64_t) count_bytes, d, len);
   *page = true;
-  for (uint64_t e = 0; e < entries; e++)
+  for (uint64_t e = 0; ok && e < entries; e++)
     {
-      const uint64_t at = offset + (uint64_t) count_bytes + e * (uint64_t) entry_bytes;
-      uint64_t tag, type, value;
-      if (!read_at (t, at, 2, &tag) || !read_at (t, at + 2, 2, &type))
-        return false;
-      if (tag != 254 && tag != 255)
-        continue;
+      const unsigned char *entry = d + e * (uint64_t) entry_bytes;
+      const uint64_t tag = number (t, entry, 2), type = number (t, entry + 2, 2);
       /* A SHORT sits in the first two bytes of the value field, a LONG in four. */
-      if (!read_at (t, at + (uint64_t) value_at, type == 3 ? 2 : 4, &value))
-        return false;
+      const uint64_t value = number (t, entry + value_at, type == 3 ? 2 : 4);
       if ((tag == 254 && (value & 5u)) || (tag == 255 && value == 2))
         *page = false;
     }
-  return read_at (t, offset + (uint64_t) count_bytes + entries * (uint64_t) entry_bytes,
-                  offset_bytes, next);
+  if (ok)
+    *next = number (t, d + len - (size_t) offset_bytes, offset_bytes);
+  free (d);
+  return ok;
+}
+
+/* Whether offset (not 0) is in the hash set seen (2 * MAX_DIRECTORIES slots, open
+ * addressing); adds it if not.  A chain that comes back to a directory ends there. */
+static bool
+seen_before (uint64_t *seen, uint64_t offset)
+{
+  const size_t slots = 2 * MAX_DIRECTORIES;
+  for (size_t i = (size_t) ((offset * 0x9e3779b97f4a7c15u) >> 47) % slots;; i = (i + 1) % slots)
+    {
+      if (seen[i] == offset)
+        return true;
+      if (seen[i] == 0)
+        {
+          seen[i] = offset;
+          return false;
+        }
+    }
 }
 
 int
 cli_tiff_pages (const char *path)
 {
-  tiff_reader t = { .f = fopen (path, "rb") };
+  tiff_reader t = { .f = fopen (path, "rb"), .entries_left = MAX_ENTRIES };
   if (!t.f)
     return 0;
-  unsigned char head[4] = { 0 };
-  uint64_t version = 0, first = 0;
+  unsigned char head[16] = { 0 };
+  uint64_t next = 0;
   int pages = 0;
-  if (fread (head, 1, 4, t.f) == 4 && (!memcmp (head, "II", 2) || !memcmp (head, "MM", 2)))
+  if (fread (head, 1, sizeof head, t.f) >= 8 && (!memcmp (head, "II", 2) || !memcmp (head, "MM", 2)))
     {
       t.big_endian = head[0] == 'M';
-      read_at (&t, 2, 2, &version);
+      const uint64_t version = number (&t, head + 2, 2);
       t.big_tiff = version == 43;
-      if ((version == 42 && read_at (&t, 4, 4, &first))
-          || (version == 43 && read_at (&t, 8, 8, &first)))
-        for (int n = 0; first != 0 && n < MAX_DIRECTORIES; n++)
-          {
-            bool page;
-            if (!read_directory (&t, first, &page, &first))
-              break;
-            pages += page;
-          }
+      next = version == 42 ? number (&t, head + 4, 4) : version == 43 ? number (&t, head + 8, 8) : 0;
+      uint64_t *seen = calloc (2 * MAX_DIRECTORIES, sizeof *seen);
+      for (int n = 0; seen && next != 0 && n < MAX_DIRECTORIES && !seen_before (seen, next); n++)
+        {
+          bool page;
+          if (!read_directory (&t, next, &page, &next))
+            break;
+          pages += page;
+        }
+      free (seen);
     }
   fclose (t.f);
   return pages;

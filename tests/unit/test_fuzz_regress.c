@@ -1,7 +1,8 @@
 /* Replays the fuzzing inputs in the normal suite (and under ASan/UBSan in make check):
  * every file in tests/fuzz/crashers/ (inputs that once crashed a harness, kept as
- * regressions: iir-* for the filter-file parser, cli-* for the option parser) and the seed
- * corpora tests/fuzz/corpus_iir and corpus_cli, through the same harness code that
+ * regressions: iir-* for the filter-file parser, cli-* for the option parser, tiff-* for
+ * the TIFF page count) and the seed corpora tests/fuzz/corpus_iir, corpus_cli and
+ * corpus_tiff, through the same harness code that
  * libFuzzer runs (tests/fuzz/fuzz_*.c; a broken promise there aborts). */
 #define FUZZ_NO_ENTRY 1
 #include <dirent.h>
@@ -14,6 +15,8 @@
 #include "../../cli/options.c"
 #include "../fuzz/fuzz_cli_options.c"
 #include "../fuzz/fuzz_iir_file.c"
+#include "../../cli/tiff_pages.c"
+#include "../fuzz/fuzz_tiff_pages.c"
 #include "check.h"
 
 /* tests/fuzz, found from the working directory or from this program's place. */
@@ -134,5 +137,25 @@ main (int argc, char **argv)
   dup2 (saved, 1);
   CHECK (m >= 5, "option parser: %d seed command lines parse without a crash", m);
   CHECK (1, "option parser: %d kept crashers replay without a crash", k);
+
+  snprintf (sub, sizeof sub, "%s/corpus_tiff", dir);
+  n = replay (sub, "", fuzz_tiff_pages_one);
+  CHECK (n >= 6, "TIFF page count: %d seed files keep its promises", n);
+  snprintf (sub, sizeof sub, "%s/crashers", dir);
+  n = replay (sub, "tiff-", fuzz_tiff_pages_one);
+  CHECK (1, "TIFF page count: %d kept crashers replay without a crash", n);
+  /* The seeds' counts, as tifffile reads them (a thumbnail is no page; a directory whose
+   * next one is itself is one page). */
+  const struct { const char *file; int pages; } seeds[] = {
+    { "one-page.tif", 1 }, { "three-pages.tif", 3 }, { "bigtiff-big-endian.tif", 3 },
+    { "page-and-thumbnail.tif", 1 }, { "loop.tif", 1 }, { "header-only.tif", 0 },
+  };
+  for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++)
+    {
+      snprintf (sub, sizeof sub, "%s/corpus_tiff/%s", dir, seeds[i].file);
+      const int got = cli_tiff_pages (sub);
+      CHECK (got == seeds[i].pages, "TIFF page count of %s: %d (want %d)", seeds[i].file, got,
+             seeds[i].pages);
+    }
   return check_exit_status ();
 }
