@@ -305,8 +305,10 @@ job_init (enh_job *j, const gfx_image *in, const gfx_enhance_params *p, gfx_prog
                    .kind = enh_key_kind_of (in->depth), .progress = progress };
   *n_workers = gfx_threads () < in->height ? gfx_threads () : in->height;
   j->idx = malloc (sizeof *j->idx * (size_t) (j->w + 2 * j->r + 1));
-  j->t1 = malloc (sizeof *j->t1 * (size_t) *n_workers);
-  j->t2 = malloc (sizeof *j->t2 * (size_t) *n_workers);
+  /* Zeroed: where threads cannot be created the job runs as one worker (pool.h), which
+   * fills only the first totals, and all n_workers are summed. */
+  j->t1 = calloc ((size_t) *n_workers, sizeof *j->t1);
+  j->t2 = calloc ((size_t) *n_workers, sizeof *j->t2);
   if (!j->idx || !j->t1 || !j->t2)
     return gfx_fail (err, GFX_ERR_NOMEM, "out of memory");
   for (int e = 0; e <= j->w + 2 * j->r; e++)
