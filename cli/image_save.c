@@ -83,7 +83,10 @@ static gfx_status
 output_target (const char *path, char *target, size_t len, gfx_error *err)
 {
   int e = gfx_file_target (path, target, len);
-  return e ? gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s", path, strerror (e)) : GFX_OK;
+  return e ? gfx_fail (err, GFX_ERR_IO, "%s: cannot write: %s%s", path,
+                       gfx_file_target_error (e),
+                       e == GFX_FILE_NOT_REGULAR ? "; - writes to standard output" : "")
+           : GFX_OK;
 }
 
 /* Makes the private folder next to path and names the file to write in it. */

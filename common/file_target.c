@@ -18,8 +18,12 @@ gfx_file_target (const char *path, char *target, size_t len)
       struct stat sb;
       if (lstat (target, &sb) != 0)
         return 0; /* nothing yet */
-      if (!S_ISLNK (sb.st_mode)) /* a file, or a folder (the caller refuses it) */
-        return S_ISREG (sb.st_mode) && access (target, W_OK) != 0 ? errno : 0;
+      if (S_ISDIR (sb.st_mode)) /* the caller refuses it, naming it a folder */
+        return 0;
+      if (!S_ISLNK (sb.st_mode) && !S_ISREG (sb.st_mode))
+        return GFX_FILE_NOT_REGULAR;
+      if (!S_ISLNK (sb.st_mode))
+        return access (target, W_OK) != 0 ? errno : 0;
       if (hops == 40)
         return ELOOP;
       char link[PATH_MAX], next[2 * PATH_MAX];
@@ -33,6 +37,13 @@ gfx_file_target (const char *path, char *target, size_t len)
       if (snprintf (target, len, "%s", next) >= (int) len)
         return ENAMETOOLONG;
     }
+}
+
+const char *
+gfx_file_target_error (int e)
+{
+  return e == GFX_FILE_NOT_REGULAR ? "not a regular file (a device, fifo or socket)"
+                                   : strerror (e);
 }
 
 void

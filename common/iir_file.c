@@ -361,7 +361,7 @@ gfx_iir_write (const char *path, const gfx_iir_filter *f, const char *comment, g
   if (!fp)
     {
       gfx_status st = gfx_fail (err, GFX_ERR_IO, "filter file '%s' cannot be written: %s", path,
-                                strerror (e ? e : errno));
+                                e ? gfx_file_target_error (e) : strerror (errno));
       free (text);
       return st;
     }

@@ -97,6 +97,32 @@ with T.tmpdir() as d:
     r = T.run_cli("halftone", src, os.path.join(d, "dangling.png"), "--backend", "cpu")
     T.check(r.returncode == 1 and "nowhere" in r.stderr and "No such file" in r.stderr,
             "a link into a missing folder is refused, naming it", r.stderr)
+
+    # A device or a fifo (or a link to one) is not replaced by a plain file: the rename
+    # would have made /dev/null a plain file, run as root.  Refused, and left as it was.
+    specials = [("fifo.png", stat.S_IFIFO)]
+    try:
+        os.mknod(os.path.join(d, "null.png"), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        specials.append(("null.png", stat.S_IFCHR))
+        os.symlink("null.png", os.path.join(d, "to-null.png"))
+        specials.append(("to-null.png", stat.S_IFCHR))
+        os.symlink("null.png", os.path.join(d, "to-null.iir"))
+    except PermissionError:
+        T.skip("output a device", "mknod needs root here")
+    os.mkfifo(os.path.join(d, "fifo.png"))
+    for name, kind in specials:
+        path = os.path.join(d, name)
+        r = T.run_cli("halftone", src, path, "--backend", "cpu")
+        T.check(r.returncode == 1 and "not a regular file" in r.stderr and name in r.stderr
+                and stat.S_IFMT(os.stat(path).st_mode) == kind,
+                f"OUT {name}: refused, and it stays a {'fifo' if kind == stat.S_IFIFO else 'device'}",
+                f"status {r.returncode}: {r.stderr}")
+    if os.path.exists(os.path.join(d, "to-null.iir")):
+        r = T.run_cli("identify", "--blurred", os.path.join(d, "blurred.tif"), "--sharp",
+                      os.path.join(d, "sharp.tif"), "--output", os.path.join(d, "to-null.iir"))
+        T.check(r.returncode != 0 and "not a regular file" in r.stderr
+                and stat.S_ISCHR(os.stat(os.path.join(d, "null.png")).st_mode),
+                "identify --output to a device: refused, the device stays", r.stderr)
     left = [f for f in os.listdir(d) + os.listdir(real) if f.startswith(".gpufx")]
     T.check(left == [], "no temporary left behind", str(left))
 
