@@ -1,9 +1,10 @@
 """A file cut short (a download stopped part way, a full disk) is refused, not processed.
 
-GEGL's JPEG and WebP loaders decode what there is of a cut file and fill the rest with
-one colour; its TIFF loader repeats the last row read; none of them fails.  gpufx checks
-a JPEG for its end marker after its last scan, a WebP against its RIFF size, a PNG for
-its chunks up to IEND (GEGL fails there, but speaks of failing to open the file), and takes
+GEGL's JPEG, WebP, PNM and GIF loaders decode what there is of a cut file and fill the
+rest with one colour; its TIFF loader repeats the last row read; none of them fails.  gpufx
+checks a JPEG for a scan and its end marker after its last scan, a WebP against its RIFF
+size, a PNG for its chunks up to IEND (GEGL fails there, but speaks of failing to open the
+file), a PNM for the samples its header promises, a GIF for its blocks up to its trailer, and takes
 the TIFF loader's warning of missing rows as the failure it is.  Whole files, progressive
 JPEGs and JPEGs with bytes after their end still read."""
 import os
@@ -27,12 +28,29 @@ def main():
             path = os.path.join(d, name)
             img.save(path, **kw)
             files[name] = path
+        # PNM (binary 8-bit colour and gray, 16-bit gray, plain gray) and GIF (one frame, three)
+        for name in ("p6.ppm", "p5.pgm", "anim.gif", "still.gif"):
+            files[name] = os.path.join(d, name)
+        img.save(files["p6.ppm"])
+        img.convert("L").save(files["p5.pgm"])
+        img.convert("P").save(files["still.gif"])
+        frames = [Image.fromarray(T.noise(200, 150, 3, np.uint8, seed=s)).convert("P") for s in (5, 6, 7)]
+        frames[0].save(files["anim.gif"], save_all=True, append_images=frames[1:])
+        gray16 = (T.noise(200, 150, 1, np.uint16, seed=8)).astype(">u2")
+        files["p5-16.pgm"] = os.path.join(d, "p5-16.pgm")
+        with open(files["p5-16.pgm"], "wb") as f:
+            f.write(b"P5\n# a comment\n200 150\n65535\n" + gray16.tobytes())
+        files["p2.pgm"] = os.path.join(d, "p2.pgm")
+        with open(files["p2.pgm"], "w") as f:
+            f.write("P2\n200 150\n255\n" + "\n".join(" ".join(str(v) for v in row)
+                                                    for row in T.noise(200, 150, 1, seed=9)) + "\n")
         out = os.path.join(d, "out.png")
         for name, path in files.items():
             r = T.run_cli("halftone", path, out, "--backend", "cpu", "--quiet")
             T.check(r.returncode == 0, f"{name}: the whole file reads", r.stderr[-300:])
             data = open(path, "rb").read()
-            for part in (0.5, 0.9, (len(data) - 1) / len(data)):
+            last = (len(data) - 1) / len(data)  # plain PNM: that cuts a digit or a newline only
+            for part in (0.5, 0.9) + (() if name == "p2.pgm" else (last,)):
                 cut = os.path.join(d, f"cut-{name}")
                 with open(cut, "wb") as f:
                     f.write(data[: int(len(data) * part)])
@@ -44,6 +62,14 @@ def main():
                         and not os.path.exists(out),
                         f"{name} cut to {part:.3%}: refused (status 2, naming it, saying "
                         "why), nothing written", f"status {r.returncode}: {r.stderr.strip()[-300:]}")
+        # A JPEG cut inside its header (before any scan): GEGL's loader read past the data
+        # and said something different at each run.
+        head = os.path.join(d, "head.jpg")
+        with open(head, "wb") as f:
+            f.write(open(files["base.jpg"], "rb").read()[:200])
+        r = T.run_cli("halftone", head, out, "--backend", "cpu", "--quiet")
+        T.check(r.returncode == 2 and "cut short" in r.stderr,
+                "a JPEG cut inside its header: refused as cut short", r.stderr.strip())
         trail = os.path.join(d, "trail.jpg")
         with open(trail, "wb") as f:
             f.write(open(files["prog.jpg"], "rb").read() + b"bytes after the end" * 20)
