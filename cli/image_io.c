@@ -366,6 +366,13 @@ load_source (const char *path, const char *name, gfx_image *img, cli_source *src
   if (!f)
     return gfx_fail (err, GFX_ERR_INPUT, "%s: cannot read: %s", name, strerror (errno));
   fclose (f);
+  /* GEGL's TIFF loader reads signed and complex samples as unsigned integers. */
+  int sample_format;
+  const int pages = cli_tiff_pages (path, &sample_format);
+  if (pages > 0 && (sample_format == 2 || sample_format == 5 || sample_format == 6))
+    return gfx_fail (err, GFX_ERR_INPUT, "%s: a TIFF of %s samples, which gpufx cannot read "
+                     "(GEGL would take them for unsigned integers): store unsigned integers "
+                     "or floats", name, sample_format == 2 ? "signed integer" : "complex");
   cli_gegl_start ();
   gegl_said[0] = '\0';
   gfx_error_clear (err);
@@ -390,8 +397,7 @@ load_source (const char *path, const char *name, gfx_image *img, cli_source *src
   if (indexed)
     used = snprintf (note, note_len, "%s is an indexed image: converted to %s", name,
                      alpha ? "RGBA" : "RGB");
-  const int pages = frames > 1 ? 0 : cli_tiff_pages (path); /* GEGL reads the first */
-  if ((frames > 1 || pages > 1) && used >= 0 && (size_t) used < note_len)
+  if ((frames > 1 || pages > 1) && used >= 0 && (size_t) used < note_len) /* GEGL reads the first */
     snprintf (note + used, note_len - (size_t) used, "%s%s has %d %s: the first is used",
               used ? "; " : "", used ? "it" : name, frames > 1 ? frames : pages,
               frames > 1 ? "frames" : "pages");

@@ -41,10 +41,25 @@ read_at (tiff_reader *t, uint64_t offset, void *buf, size_t len)
          && fread (buf, 1, len, t->f) == len;
 }
 
+/* The first of the SHORT values of an entry (SampleFormat: one a sample): in the value
+ * field where they fit in it, else at the offset it holds; 0 when it cannot be read. */
+static uint64_t
+first_short (tiff_reader *t, const unsigned char *entry)
+{
+  const int field = t->big_tiff ? 8 : 4;
+  const uint64_t count = number (t, entry + 4, t->big_tiff ? 8 : 4);
+  if (count * 2 <= (uint64_t) field)
+    return number (t, entry + 4 + field, 2);
+  unsigned char v[2];
+  return read_at (t, number (t, entry + 4 + field, field), v, 2) ? number (t, v, 2) : 0;
+}
+
 /* Whether the directory at offset is a page (not a thumbnail or a mask); *next gets the
- * next directory's offset (0: none).  False when the directory cannot be read. */
+ * next directory's offset (0: none); *sample_format (if not NULL) its SampleFormat (1
+ * unsigned integers, 2 signed, 3 floats, 5 and 6 complex; 1 where it is not given).
+ * False when the directory cannot be read. */
 static bool
-read_directory (tiff_reader *t, uint64_t offset, bool *page, uint64_t *next)
+read_directory (tiff_reader *t, uint64_t offset, bool *page, uint64_t *next, int *sample_format)
 {
   const int count_bytes = t->big_tiff ? 8 : 2, entry_bytes = t->big_tiff ? 20 : 12,
             offset_bytes = t->big_tiff ? 8 : 4, value_at = t->big_tiff ? 12 : 8;
@@ -59,6 +74,8 @@ read_directory (tiff_reader *t, uint64_t offset, bool *page, uint64_t *next)
   unsigned char *d = malloc (len);
   bool ok = d && read_at (t, offset + (uint64_t) count_bytes, d, len);
   *page = true;
+  if (sample_format)
+    *sample_format = 1;
   for (uint64_t e = 0; ok && e < entries; e++)
     {
       const unsigned char *entry = d + e * (uint64_t) entry_bytes;
@@ -67,6 +84,8 @@ read_directory (tiff_reader *t, uint64_t offset, bool *page, uint64_t *next)
       const uint64_t value = number (t, entry + value_at, type == 3 ? 2 : 4);
       if ((tag == 254 && (value & 5u)) || (tag == 255 && value == 2))
         *page = false;
+      if (tag == 339 && sample_format)
+        *sample_format = (int) first_short (t, entry);
     }
   if (ok)
     *next = number (t, d + len - (size_t) offset_bytes, offset_bytes);
@@ -93,8 +112,10 @@ seen_before (uint64_t *seen, uint64_t offset)
 }
 
 int
-cli_tiff_pages (const char *path)
+cli_tiff_pages (const char *path, int *sample_format)
 {
+  if (sample_format)
+    *sample_format = 0;
   tiff_reader t = { .f = fopen (path, "rb"), .entries_left = MAX_ENTRIES };
   if (!t.f)
     return 0;
@@ -111,7 +132,7 @@ cli_tiff_pages (const char *path)
       for (int n = 0; seen && next != 0 && n < MAX_DIRECTORIES && !seen_before (seen, next); n++)
         {
           bool page;
-          if (!read_directory (&t, next, &page, &next))
+          if (!read_directory (&t, next, &page, &next, n == 0 ? sample_format : NULL))
             break;
           pages += page;
         }

@@ -4,7 +4,9 @@
 #define GFX_CLI_TIFF_PAGES_H
 
 /* The number of pages in the TIFF file at path (thumbnails and masks left out), 0 when
- * it is no TIFF or its first directory cannot be read. */
-int cli_tiff_pages (const char *path);
+ * it is no TIFF or its first directory cannot be read; sample_format (may be NULL) gets
+ * the first directory's SampleFormat (1 unsigned, 2 signed integers, 3 floats, 5 and 6
+ * complex; 1 where the file does not say), 0 when unknown. */
+int cli_tiff_pages (const char *path, int *sample_format);
 
 #endif

@@ -36,10 +36,13 @@ fuzz_tiff_pages_one (const uint8_t *data, size_t size)
     }
   char path[64];
   snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
-  int pages = done == size ? cli_tiff_pages (path) : 0;
+  int format = -1;
+  int pages = done == size ? cli_tiff_pages (path, &format) : 0;
   close (fd);
   if (pages < 0 || pages > 65536)
     fuzz_tiff_fail ("a page count outside 0..65536");
+  if (format < 0 || format > 65535)
+    fuzz_tiff_fail ("a sample format not set, or not a SHORT");
   const int tiff_like = size >= 8 && (!memcmp (data, "II", 2) || !memcmp (data, "MM", 2));
   if (pages > 0 && !tiff_like)
     fuzz_tiff_fail ("pages counted in a file that is no TIFF");

@@ -70,7 +70,30 @@ def main():
                     T.check(ok, f"{what}: the {np.count_nonzero(~kept)} changed samples are "
                             "the 32-bit float result in the file's type",
                             f"largest difference {np.max(np.abs(have - want), initial=0):.3g}")
+        signed_and_complex(d)
     T.finish()
+
+
+def signed_and_complex(d):
+    """GEGL's TIFF loader reads signed and complex samples as unsigned integers (an int8
+    photo's dark half came out bright): such files are refused, naming what they hold;
+    unsigned and float ones (also in several-sample pixels) still read."""
+    import tifffile
+    gray = T.noise(37, 23, 1)
+    cases = [("int8", (gray.astype(np.int16) - 128).astype(np.int8), "signed integer"),
+             ("int16 RGB", np.dstack([gray.astype(np.int16)] * 3), "signed integer"),
+             ("complex64", gray.astype(np.complex64), "complex"),
+             ("uint8", gray, None), ("float32 RGB", np.dstack([gray / 255.0] * 3).astype(np.float32), None)]
+    for what, data, refused in cases:
+        path = os.path.join(d, "typed.tif")
+        tifffile.imwrite(path, data, photometric="rgb" if data.ndim == 3 else "minisblack")
+        r = T.run_cli("halftone", path, os.path.join(d, "typed-out.tif"), "--backend", "cpu",
+                      "--quiet")
+        if refused:
+            T.check(r.returncode == 2 and f"a TIFF of {refused} samples" in r.stderr,
+                    f"{what} TIFF: refused, naming its samples", r.stderr.strip())
+        else:
+            T.check(r.returncode == 0, f"{what} TIFF: read", r.stderr.strip())
 
 
 if __name__ == "__main__":

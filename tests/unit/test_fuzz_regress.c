@@ -140,22 +140,26 @@ main (int argc, char **argv)
 
   snprintf (sub, sizeof sub, "%s/corpus_tiff", dir);
   n = replay (sub, "", fuzz_tiff_pages_one);
-  CHECK (n >= 6, "TIFF page count: %d seed files keep its promises", n);
+  CHECK (n >= 8, "TIFF page count: %d seed files keep its promises", n);
   snprintf (sub, sizeof sub, "%s/crashers", dir);
   n = replay (sub, "tiff-", fuzz_tiff_pages_one);
   CHECK (1, "TIFF page count: %d kept crashers replay without a crash", n);
   /* The seeds' counts, as tifffile reads them (a thumbnail is no page; a directory whose
    * next one is itself is one page). */
-  const struct { const char *file; int pages; } seeds[] = {
-    { "one-page.tif", 1 }, { "three-pages.tif", 3 }, { "bigtiff-big-endian.tif", 3 },
-    { "page-and-thumbnail.tif", 1 }, { "loop.tif", 1 }, { "header-only.tif", 0 },
+  const struct { const char *file; int pages, format; } seeds[] = {
+    { "one-page.tif", 1, 1 }, { "three-pages.tif", 3, 1 }, { "bigtiff-big-endian.tif", 3, 1 },
+    { "page-and-thumbnail.tif", 1, 1 }, { "loop.tif", 1, 1 }, { "header-only.tif", 0, 0 },
+    { "signed-rgb.tif", 1, 2 }, /* three SHORTs: the value field holds their offset */
+    { "float-gray.tif", 1, 3 },
   };
   for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++)
     {
       snprintf (sub, sizeof sub, "%s/corpus_tiff/%s", dir, seeds[i].file);
-      const int got = cli_tiff_pages (sub);
-      CHECK (got == seeds[i].pages, "TIFF page count of %s: %d (want %d)", seeds[i].file, got,
-             seeds[i].pages);
+      int format;
+      const int got = cli_tiff_pages (sub, &format);
+      CHECK (got == seeds[i].pages && format == seeds[i].format,
+             "TIFF page count and sample format of %s: %d, %d (want %d, %d)", seeds[i].file,
+             got, format, seeds[i].pages, seeds[i].format);
     }
   return check_exit_status ();
 }
