@@ -1,5 +1,6 @@
 /* The IIR deblur filter as the plug-in and the CLI see it: its parameters (declared once),
  * the backend choice, and apply() = read the file, refuse an unstable filter, filter. */
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -153,6 +154,15 @@ iir_deblur_apply (const gfx_image *in, gfx_image *out, const void *values,
     return refuse_unstable (p->filter_file, &stab, err);
   if (st == GFX_OK)
     st = gfx_iir_filter_image (&f, in, out, p->backend, run, err);
+  /* A stable filter still multiplies: float samples near the largest float (finite, so
+   * taken) can overflow to inf, and inf - inf gives NaN.  Refused rather than written. */
+  if (st == GFX_OK && !isfinite (gfx_image_max_abs (out)))
+    {
+      gfx_image_free (out);
+      st = gfx_fail (err, GFX_ERR_INPUT, "IIR deblur: the result overflows 32-bit floats "
+                     "(the image's largest |sample| is %g): scale the image down first",
+                     (double) gfx_image_max_abs (in));
+    }
   return st;
 }
 

@@ -82,6 +82,25 @@ def main():
                     f"{name}: large finite float values are filtered", r.stderr.strip())
             if os.path.exists(out):
                 os.remove(out)
+        # Finite samples near the largest float overflow a sharpening filter (2x - left
+        # neighbour): inf, and inf - inf = NaN, was written with exit status 0.
+        sharpen = os.path.join(d, "sharpen.iir")
+        with open(sharpen, "w") as f:
+            f.write("gpufx-iir 1\nmask 1 2\n" + "".join(f"q{q} a 2 -1\nq{q} b 1 0\n"
+                                                      for q in range(1, 5)))
+        huge = T.noise(10, 8, 1, np.float32, seed=7)
+        huge[:, 5:] = 3e38
+        T.save(src, huge)
+        r = T.run_cli("deblur", src, out, "--filter", sharpen, "--backend", "cpu")
+        T.check(r.returncode == 2 and "overflows 32-bit floats" in r.stderr
+                and not os.path.exists(out),
+                "deblur whose result overflows floats: exit 2, said, nothing written",
+                f"status {r.returncode}: {r.stderr.strip()}")
+        T.save(src, huge / 1e30)
+        r = T.run_cli("deblur", src, out, "--filter", sharpen, "--backend", "cpu", "--quiet")
+        T.check(r.returncode == 0 and np.all(np.isfinite(T.load(out))),
+                "the same picture scaled down deblurs to finite values", r.stderr.strip())
+        os.remove(out)
         img = T.noise(10, 8, 1, np.float32, seed=5)
         img[3, 4] = 1e30
         T.save(src, img)
