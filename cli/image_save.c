@@ -277,6 +277,18 @@ cli_save_result (const char *path, const gfx_image *in, const gfx_image *img,
   GeglBuffer *buffer = own ? NULL : buffer_to_save (in, img, src, name, err);
   if (!own && !buffer)
     return err->status;
+  /* GEGL 0.4's TIFF writer sizes its row buffer in a 32-bit int and aborts (an assertion)
+   * when the image is 2 GiB or more: refused before it starts. */
+  const size_t bytes = buffer ? (size_t) img->width * img->height
+                                  * babl_format_get_bytes_per_pixel (gegl_buffer_get_format (buffer))
+                              : 0;
+  if (!strcmp (op, "gegl:tiff-save") && bytes >= (size_t) 1 << 31)
+    {
+      g_clear_object (&buffer);
+      return gfx_fail (err, GFX_ERR_IO, "%s: a TIFF of %d x %d (%zu MiB) is more than GEGL's "
+                       "TIFF writer can make (less than 2 GiB); write .png, .pgm or .exr instead",
+                       name, img->width, img->height, bytes >> 20);
+    }
   st = make_temp (to_stdout ? stdout_file : target, err);
   if (st != GFX_OK)
     {
