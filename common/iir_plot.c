@@ -22,12 +22,20 @@ put (const panel *p, int x, int y, const uint8_t rgb[3])
   memcpy (px, rgb, 3);
 }
 
+/* A coordinate far outside the panel (a root near infinity, or at it) stays outside it:
+ * clamped before the conversion to int, which would overflow. */
+static int
+pixel_of (double v, int size)
+{
+  return v > -2.0 * size && v < 2.0 * size ? (int) lround (v) : v > 0 ? 2 * size : -2 * size;
+}
+
 static void
 to_pixel (const panel *p, double re, double im, int *x, int *y)
 {
   double half = 0.5 * (p->size - 1);
-  *x = (int) lround (half + re / p->extent * half);
-  *y = (int) lround (half - im / p->extent * half);
+  *x = pixel_of (half + re / p->extent * half, p->size);
+  *y = pixel_of (half - im / p->extent * half, p->size);
 }
 
 static void
