@@ -145,9 +145,17 @@ gfx_param_check (const gfx_param_desc *d, const void *values, gfx_error *err)
   double lo = d->type == GFX_PT_ENUM ? 0 : d->type == GFX_PT_BOOL ? 0 : d->min;
   double hi = d->type == GFX_PT_ENUM ? choice_count (d) - 1 : d->type == GFX_PT_BOOL ? 1 : d->max;
   int below = (d->flags & GFX_PF_MIN_EXCLUSIVE) ? !(v > lo) : !(v >= lo);
-  if (isnan (v) || isinf (v) || below || !(v <= hi))
-    return gfx_fail (err, GFX_ERR_PARAM, "%s = %.10g is out of range: allowed %s", d->name, v, range);
-  return GFX_OK;
+  if (!(isnan (v) || isinf (v) || below || !(v <= hi)))
+    return GFX_OK;
+  /* The value as given, to the digit that puts it out of range: %.10g would call
+   * 64.0000000001 "64" and then say 64 is not allowed. */
+  char text[40];
+  for (int digits = 10; digits <= 17; digits++)
+    if (gfx_snprintf_c (text, sizeof text, "%.*g", digits, v) > 0
+        && (isnan (v) || gfx_strtod_c (text, NULL) == v))
+      break;
+  return gfx_fail (err, GFX_ERR_PARAM, "%s = %s is out of range: allowed %s", d->name, text,
+                   range);
 }
 
 gfx_status

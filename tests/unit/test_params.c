@@ -35,6 +35,19 @@ main (void)
                                   &gfx_iir_deblur_param_set, &gfx_identify_param_set };
   for (size_t i = 0; i < sizeof sets / sizeof *sets; i++)
     check_used_if (sets[i]);
+  /* An out-of-range value is named with the digits that put it out of range. */
+  gfx_enhance_params e;
+  gfx_error range_err, *errp = &range_err;
+  gfx_params_defaults (&gfx_enhance_param_set, &e);
+  e.gain = 64.0000000001;
+  CHECK (gfx_params_validate (&gfx_enhance_param_set, &e, errp) == GFX_ERR_PARAM
+           && strstr (errp->msg, "gain = 64.0000000001 is out of range"),
+         "gain 64.0000000001 is named as given: %s", errp->msg);
+  e.gain = 4.0;
+  e.k0 = -0.1;
+  CHECK (gfx_params_validate (&gfx_enhance_param_set, &e, errp) == GFX_ERR_PARAM
+           && strstr (errp->msg, "k0 = -0.1 is out of range"),
+         "k0 -0.1 is named as -0.1, not -0.10000000000000001: %s", errp->msg);
   const gfx_param_desc *k3 = gfx_params_find (&gfx_enhance_param_set, "k3");
   CHECK (k3 && k3->used_if && !strcmp (k3->used_if, "rule") && k3->used_if_value == GFX_RULE_4TH,
          "enhance: k3 is greyed in the dialog unless the rule is the 4th edition's");
