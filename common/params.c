@@ -228,8 +228,9 @@ gfx_param_parse (const gfx_param_desc *d, void *values, const char *text, gfx_er
       return gfx_param_check (d, values, err);
     case GFX_PT_FLOAT:
       if (!parse_number (text, &v))
-        return gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is not a number: allowed %s", d->name,
-                         text, range);
+        return gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is not a number%s: allowed %s", d->name,
+                         text, strchr (text, ',') ? " (numbers take a decimal point, not a comma)"
+                                                  : "", range);
       gfx_param_put (d, values, v);
       return gfx_param_check (d, values, err);
     }

@@ -48,6 +48,10 @@ main (void)
   CHECK (gfx_params_validate (&gfx_enhance_param_set, &e, errp) == GFX_ERR_PARAM
            && strstr (errp->msg, "k0 = -0.1 is out of range"),
          "k0 -0.1 is named as -0.1, not -0.10000000000000001: %s", errp->msg);
+  CHECK (gfx_param_parse (gfx_params_find (&gfx_enhance_param_set, "gain"), &e, "4,5", errp)
+             == GFX_ERR_PARAM
+           && strstr (errp->msg, "not a number (numbers take a decimal point, not a comma)"),
+         "gain 4,5 (a locale's decimal comma) is refused saying why: %s", errp->msg);
   const gfx_param_desc *k3 = gfx_params_find (&gfx_enhance_param_set, "k3");
   CHECK (k3 && k3->used_if && !strcmp (k3->used_if, "rule") && k3->used_if_value == GFX_RULE_4TH,
          "enhance: k3 is greyed in the dialog unless the rule is the 4th edition's");
