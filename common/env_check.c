@@ -2,6 +2,7 @@
 #include "env_check.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@ threads_asked (void)
   char *end;
   errno = 0;
   long n = strtol (env, &end, 10);
+  if (errno == ERANGE && n == LONG_MAX && !*end) /* digits beyond long: "a larger number" */
+    return LONG_MAX;
   return errno || *end || n < 1 ? 0 : n;
 }
 

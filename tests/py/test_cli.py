@@ -272,6 +272,8 @@ def check_environment(src, out):
               "ignored", plain),
              ({"GPUFX_THREADS": "99999"}, "GPUFX_THREADS=99999 is more than 256: 256 are used",
               256),
+             ({"GPUFX_THREADS": "99999999999999999999"},
+              "GPUFX_THREADS=99999999999999999999 is more than 256: 256 are used", 256),
              ({"GPUFX_THREADS": "3"}, None, 3)]
     for env, note, want in cases:
         r = T.run_cli("--version", env=env)
