@@ -22,7 +22,7 @@ inline cudaError_t
 floor_copy (const int4 *in, int4 *out, size_t n, int sms, cudaStream_t stream)
 {
   floor_copy_kernel<<<sms * 8, 512, 0, stream>>> (in, out, n);
-  return cudaPeekAtLastError ();
+  return cudaGetLastError ();
 }
 
 } // namespace

@@ -7,6 +7,13 @@
 
 #include <cuda_runtime.h>
 
+/* Built with the filters' kernels (the same -gencode list): whether the device can run it
+ * is whether it can run them. */
+__global__ void
+probe_kernel (void)
+{
+}
+
 static std::once_flag probe_once;
 static gfx_status probe_status;
 static char probe_text[GFX_MSG_LEN];
@@ -28,6 +35,20 @@ probe (void)
   if (e != cudaSuccess)
     {
       snprintf (probe_text, sizeof probe_text, "no usable CUDA GPU: %s", cudaGetErrorString (e));
+      probe_status = GFX_ERR_GPU;
+      return;
+    }
+  /* The kernels are built for sm_90 (with PTX for newer GPUs): an older GPU is found and
+   * named, but cannot run them, so it is not usable (rather than failing every call). */
+  cudaFuncAttributes attributes;
+  e = cudaFuncGetAttributes (&attributes, probe_kernel);
+  if (e != cudaSuccess)
+    {
+      (void) cudaGetLastError ();
+      snprintf (probe_text, sizeof probe_text,
+                "no usable CUDA GPU: %s is sm_%d%d; the GPU code is built for sm_90 (Hopper) "
+                "and newer (%s)", /* the Makefile's CUDA_ARCH */
+                prop.name, prop.major, prop.minor, cudaGetErrorString (e));
       probe_status = GFX_ERR_GPU;
       return;
     }
@@ -58,5 +79,12 @@ extern "C" int
 gfx_cuda_fault_injected (const char *function)
 {
   const char *env = getenv ("GPUFX_CUDA_FAIL");
-  return env && (strcmp (env, function) == 0 || strcmp (env, "all") == 0);
+  if (!env || (strcmp (env, function) != 0 && strcmp (env, "all") != 0))
+    return 0;
+  /* A real failed allocation, so the runtime is left as a real out-of-memory leaves it
+   * (its last error set): the next call must not mistake that error for its own. */
+  void *p = nullptr;
+  if (cudaMalloc (&p, (size_t) 1 << 62) == cudaSuccess)
+    cudaFree (p);
+  return 1;
 }

@@ -22,7 +22,8 @@ gfx_status gfx_cuda_device_name (char *name, size_t len, gfx_error *err);
 void gfx_cuda_warm_up (void);
 
 /* Test hook: GPUFX_CUDA_FAIL=<function name> makes that GPU entry point fail as if the
- * device ran out of memory, so fallbacks can be tested on any machine with a GPU. */
+ * device ran out of memory (after a real failed cudaMalloc of 2^62 bytes), so fallbacks,
+ * and calls after a failed one, can be tested on any machine with a GPU. */
 int gfx_cuda_fault_injected (const char *function);
 
 /* Test hook (hold_sms.cu): gfx_cuda_hold_sms occupies all SMs but keep_free with a kernel

@@ -511,6 +511,7 @@ extern "C" gfx_status
 gfx_cuda_iir (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out,
               const gfx_cuda_iir_tuning *tuning, gfx_cuda_timing *timing, gfx_error *err)
 {
+  (void) cudaGetLastError (); /* an error an earlier call left behind is not this call's */
   int method = tuning ? tuning->method : 0;
   if (method < 0 || method > 2)
     return gfx_fail (err, GFX_ERR_PARAM, "method = %d: 0 (auto), 1 (one warp per group) or 2 "

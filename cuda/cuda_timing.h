@@ -3,7 +3,7 @@
  *   double ms;
  *   cudaError_t e = gfx_cuda_time_median ([&] {
  *       my_kernel<<<grid, block, 0, stream>>> (...);
- *       return cudaPeekAtLastError ();
+ *       return cudaGetLastError ();
  *     }, stream, reps, &ms);
  *
  * `launch` enqueues the sequence on `stream` and returns its cudaError_t.  It is run

@@ -49,6 +49,7 @@ gfx_devbuf_ensure (GfxDevBuf &b, size_t bytes, bool zero = false, cudaStream_t s
     {
       cudaFree (b.p);
       b = GfxDevBuf ();
+      (void) cudaGetLastError (); /* reported through e, not left for a later check */
       return e;
     }
   b.cap = bytes;

@@ -196,6 +196,7 @@ gfx_cuda_enhance (const gfx_image *in, gfx_image *out, gfx_image *mask,
                   const gfx_enhance_params *p, gfx_cuda_enhance_timing *timing, gfx_error *err)
 {
   auto t0 = std::chrono::steady_clock::now ();
+  (void) cudaGetLastError (); /* an error an earlier call left behind is not this call's */
   if (gfx_cuda_fault_injected ("gfx_cuda_enhance"))
     return gfx_fail (err, GFX_ERR_GPU,
                      "gfx_cuda_enhance: out of memory (injected by GPUFX_CUDA_FAIL)");

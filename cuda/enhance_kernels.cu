@@ -239,7 +239,7 @@ enh_launch_keys (const T *in, KT *key, size_t n, int ch, int lum, int plane, flo
 {
   key_kernel<T, KT><<<(unsigned) ((n + APPLY_THREADS - 1) / APPLY_THREADS), APPLY_THREADS, 0,
                       s>>> (in, key, n, ch, lum, plane, fix_scale);
-  return cudaPeekAtLastError ();
+  return cudaGetLastError ();
 }
 
 template <class KT>
@@ -255,7 +255,7 @@ enh_launch_reduce (const KT *key, size_t n, RuleArgs ra, EnhState *st, int sms, 
   if (blocks > ENH_MAX_BLOCKS)
     blocks = ENH_MAX_BLOCKS;
   reduce_kernel<KT><<<(unsigned) blocks, RED_THREADS, 0, s>>> (key, n, ra, st);
-  return cudaPeekAtLastError ();
+  return cudaGetLastError ();
 }
 
 template <class T>
@@ -265,7 +265,7 @@ enh_launch_apply (const T *in, T *out, const uint8_t *dec, const uint16_t *lut, 
 {
   apply_kernel<T><<<(unsigned) ((a.n + APPLY_THREADS - 1) / APPLY_THREADS), APPLY_THREADS, 0,
                     s>>> (in, out, dec, lut, mask, a);
-  return cudaPeekAtLastError ();
+  return cudaGetLastError ();
 }
 
 #define ENH_KEYS(T, KT)                                                                   \

@@ -159,7 +159,10 @@ tile_kernel (const KT *__restrict__ key, int w, int h, int r, const EnhState *st
   S2 *h2 = (S2 *) smem; /* horizontal sums, th2 rows x TILE_W (pitch ph) */
   S1 *h1 = (S1 *) (h2 + th2 * ph);
   KT *tin = (KT *) (h1 + th2 * ph); /* the tile and its halo, th2 x tw2 (pitch pin) */
-  const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
+  /* One grid dimension for all tiles, row by row (the order a 2D grid has): gridDim.y
+   * would stop at 65535 tile rows, 4.2 million image rows. */
+  const unsigned tiles_x = (unsigned) (w + TILE_W - 1) / TILE_W;
+  const int x0 = (int) (blockIdx.x % tiles_x) * TILE_W, y0 = (int) (blockIdx.x / tiles_x) * TILE_H;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   /* 8-bit keys, tiles whose rows (pitch included) lie inside the image: aligned 32-bit
    * loads, funnel-shifted into place (the key buffer has slack after its end for the last
@@ -370,10 +373,12 @@ walk_kernel (const typename EnhSums<KT>::S1 *__restrict__ rp1,
 {
   typedef typename EnhSums<KT>::S1 S1;
   typedef typename EnhSums<KT>::S2 S2;
-  const int x = blockIdx.x * WALK_THREADS + threadIdx.x;
+  /* One grid dimension, as the tile kernel's: blocks_x blocks a strip of rows. */
+  const unsigned blocks_x = (unsigned) (w + WALK_THREADS - 1) / WALK_THREADS;
+  const int x = (int) (blockIdx.x % blocks_x) * WALK_THREADS + threadIdx.x;
   if (x >= w)
     return; /* no block-wide synchronisation below */
-  const int y0 = blockIdx.y * strip, y1 = min (h, y0 + strip);
+  const int y0 = (int) (blockIdx.x / blocks_x) * strip, y1 = min (h, y0 + strip);
   const Prefix fa = prefix_at (x + r + 1, w), fb = prefix_at (x - r, w);
   const size_t pitch = (size_t) w + 1;
   S1 s1 = 0;
@@ -439,7 +444,7 @@ launch_tile_walk (const KT *key, int w, int h, int r, const EnhState *st, EnhSin
             return e;
           smem_set = true;
         }
-      dim3 grid ((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H);
+      dim3 grid ((unsigned) (((size_t) w + TILE_W - 1) / TILE_W * (((size_t) h + TILE_H - 1) / TILE_H)));
       /* automatic or overlap = 1: programmatic dependent launch (the tile kernel waits for
        * the totals kernel before it reads the thresholds) */
       cudaLaunchAttribute at;
@@ -452,15 +457,16 @@ launch_tile_walk (const KT *key, int w, int h, int r, const EnhState *st, EnhSin
   const int rows_per_block = 8;
   rowprefix_kernel<KT><<<(h + rows_per_block - 1) / rows_per_block, 32 * rows_per_block, 0,
                          stream>>> (key, w, h, rp1, rp2);
-  cudaError_t e = cudaPeekAtLastError ();
+  cudaError_t e = cudaGetLastError ();
   if (e != cudaSuccess)
     return e;
   /* Short strips: enough walkers to hide the memory latency, at the price of a start-up of
    * 2r + 1 rows per strip. */
-  dim3 grid ((w + WALK_THREADS - 1) / WALK_THREADS, (h + WALK_STRIP - 1) / WALK_STRIP);
+  dim3 grid ((unsigned) (((size_t) w + WALK_THREADS - 1) / WALK_THREADS
+                         * (((size_t) h + WALK_STRIP - 1) / WALK_STRIP)));
   walk_kernel<KT, MODE><<<grid, WALK_THREADS, 0, stream>>> (rp1, rp2, key, w, h, r,
                                                              WALK_STRIP, st, sink);
-  return cudaPeekAtLastError ();
+  return cudaGetLastError ();
 }
 
 } // namespace

@@ -334,6 +334,7 @@ gfx_cuda_halftone (const gfx_image *in, gfx_image *out, int kernel, int levels, 
                    int margin, gfx_cuda_timing *timing, gfx_error *err)
 {
   auto t0 = std::chrono::steady_clock::now ();
+  (void) cudaGetLastError (); /* an error an earlier call left behind is not this call's */
   gfx_status status = check_args (in, out, kernel, levels, block_size, margin, err);
   if (status != GFX_OK)
     return status;

@@ -73,7 +73,7 @@ gfx_cuda_halftone_floor (int steps, int reps, double *ms, gfx_error *err)
     w[t] = gfx_tap_weight (g->taps[t].weight, g->divisor);
   auto launch = [&] {
     floor_kernel<<<1, 32>>> (steps, w[0], w[1], w[2], w[3], 0.49999997f, sink);
-    return cudaPeekAtLastError ();
+    return cudaGetLastError ();
   };
   *ms = 0.0;
   CUDA_TRY (cudaMalloc (&sink, 32 * sizeof (unsigned)));

@@ -14,7 +14,7 @@ gfxht::split_planes (const void *in, void *planes, int w, int h, int pitch, int 
   const Launch<SplitKernel> l = split_launch (g);
   l.kernel<<<dim3 (l.gx, l.gy), THREADS, 0, s>>> ((const unsigned char *) in,
                                                   (unsigned char *) planes, g);
-  return cudaPeekAtLastError ();
+  return cudaGetLastError ();
 }
 
 cudaError_t
@@ -26,5 +26,5 @@ gfxht::merge_planes (const void *planes, const void *in, void *out, int w, int h
   l.kernel<<<dim3 (l.gx, l.gy), THREADS, 0, s>>> ((const unsigned char *) planes,
                                                   (const unsigned char *) in,
                                                   (unsigned char *) out, g);
-  return cudaPeekAtLastError ();
+  return cudaGetLastError ();
 }

@@ -171,6 +171,54 @@ test_depths (int quick)
   gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
 }
 
+/* Images taller than a grid's second dimension allows (65535 blocks: 4.2 million rows of
+ * 64-row tiles, 8.4 million of 128-row walks): the tile and walk kernels number their
+ * blocks in one dimension.  8-bit n = 5 and 16-bit and float n = 3 (tile kernel), 8-bit
+ * n = 35 (row prefixes and walks). */
+static void
+test_tall (void)
+{
+  static const struct { int h, window; gfx_depth depth; } cases[] = {
+    { 4194240 + 70, 5, GFX_U8 }, { 4194240 + 70, 3, GFX_U16 }, { 4194240 + 70, 3, GFX_F32 },
+    { 8388480 + 200, 35, GFX_U8 },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      gfx_enhance_params p = test_enhance_case (cases[i].window, 0, 0);
+      long enhanced = 0;
+      int ok = same (3, cases[i].h, 1, 0, cases[i].depth, p, 0, &enhanced);
+      CHECK (ok, "GPU = CPU on a tall image: 3x%d %s, n=%d", cases[i].h,
+             gfx_depth_name (cases[i].depth), p.window);
+    }
+}
+
+/* A call after a failed one stands on its own: the injected fault is a real failed
+ * cudaMalloc, which leaves the CUDA runtime's last error set, as a real out-of-memory
+ * does; a later launch check must not take that error for its own. */
+static void
+test_after_failure (void)
+{
+  gfx_enhance_params p = test_enhance_case (5, 0, 0);
+  gfx_image in, out;
+  gfx_error err;
+  gfx_image_alloc (&in, 64, 48, 1, false, GFX_U8, &err);
+  fill (&in);
+  gfx_image_alloc (&out, 64, 48, 1, false, GFX_U8, &err);
+  setenv ("GPUFX_CUDA_FAIL", "gfx_cuda_enhance", 1);
+  gfx_status st = gfx_cuda_enhance (&in, &out, NULL, &p, NULL, &err);
+  unsetenv ("GPUFX_CUDA_FAIL");
+  CHECK (st == GFX_ERR_GPU, "injected GPU failure: %s", err.msg);
+  long enhanced = 0;
+  for (int n = 3; n <= 35; n += 32) /* the n = 3 kernels and the walk */
+    {
+      p = test_enhance_case (n, 0, 0);
+      CHECK (same (64, 48, 1, 0, GFX_U8, p, 0, &enhanced),
+             "the next call, n=%d, runs on the GPU and gives the CPU's pixels", n);
+    }
+  gfx_image_free (&in);
+  gfx_image_free (&out);
+}
+
 static void
 test_tuning_refused (void)
 {
@@ -227,12 +275,16 @@ main (void)
       return check_exit_status ();
     }
   int quick = getenv ("GFX_TEST_QUICK") != NULL;
+  if (!quick) /* compute-sanitizer reports the failed allocation it makes as an API error */
+    test_after_failure ();
   test_tuning_refused ();
   test_knobs (quick);
   if (!quick) /* not under compute-sanitizer, which may run the two kernels one after the other */
     test_not_resident ();
   test_big_windows (quick);
   test_depths (quick);
+  if (!quick) /* 12-25 million pixels: too slow under compute-sanitizer */
+    test_tall ();
   return check_exit_status ();
 }
 #else

@@ -211,6 +211,14 @@ backend_rules (void)
   CHECK (st == GFX_ERR_GPU && strstr (err.msg, "gfx_cuda_iir") && !out.pixels,
          "backend gpu reports the GPU fault: %s", err.msg);
   unsetenv ("GPUFX_CUDA_FAIL");
+  /* The injected fault is a real failed cudaMalloc (the runtime's last error set): the
+   * next call must not take that error for its own. */
+  st = gfx_iir_filter_image (&f, &in, &out, GFX_BACKEND_GPU, &run, &err);
+  CHECK (st == GFX_OK && run.info.used == GFX_BACKEND_GPU && differing (&out, &cpu) == 0,
+         "the next call runs on the GPU and matches the CPU%s%s", st == GFX_OK ? "" : ": ",
+         st == GFX_OK ? "" : err.msg);
+  if (st == GFX_OK)
+    gfx_image_free (&out);
   gfx_image_free (&in);
   gfx_image_free (&cpu);
 }
