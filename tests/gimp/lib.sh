@@ -160,9 +160,10 @@ against_cli () {
     || fail "$prefix-gray8-changed" "the plug-in changed nothing, the comparison proves little: $why"
 }
 
-# test_filter FILE Q3_B01: a 3x3 gpufx-iir filter file, a different sharpening filter with
-# unit DC gain in each quadrant; stable with Q3_B01 = -0.1, unstable with -1.5 (q3's
-# b(0,1) = -1.5 puts a root at z2 = 1.5).
+# test_filter FILE Q3_B01: a 3x3 gpufx-iir filter file, a different sharpening filter in
+# each quadrant (not of unit DC gain: sum a / sum b is 2, 1.8, 1.29 and 1.43 with -0.1, so
+# a flat area changes too, which the tests' comparisons want); stable with Q3_B01 = -0.1,
+# unstable with -1.5 (q3's b(0,1) = -1.5 puts a root at z2 = 1.5).
 test_filter () {
   { echo "gpufx-iir 1"; echo "mask 3 3"
     echo "q1 a 1.6 -0.35 0 -0.35 0.1 0 0 0 0";  echo "q1 b 1 -0.3 0 -0.3 0.1 0 0 0 0"
