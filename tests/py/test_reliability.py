@@ -204,7 +204,7 @@ def image_cases(d):
                         ("header-only.png", ["header-only.png"]),
                         ("cut-idat.png", ["cut-idat.png"]),
                         ("garbage.png", ["garbage.png"]), ("garbage.tif", ["garbage.tif"]),
-                        ("garbage.jpg", ["garbage.jpg", "JPEG"]), ("text.png", ["text.png"]),
+                        ("garbage.jpg", ["garbage.jpg", "cut short"]), ("text.png", ["text.png"]),
                         ("a-folder.png", ["a-folder.png"]), ("fifo.png", ["fifo.png"]),
                         ("missing.png", ["missing.png"])):
         for cmd in ("halftone", "enhance"):
