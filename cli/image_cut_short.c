@@ -1,7 +1,7 @@
 /* Whether an image file ends before its own data does (see image_io.h).  GEGL's JPEG,
  * WebP, PNM and GIF loaders decode what there is of a cut file, fill the rest with one
- * colour, and say nothing; the file's own structure tells (and where the loader fails, as for PNG, it
- * says why in words a user reads). */
+ * colour, and say nothing; the file's own structure tells (and where the loader fails, as
+ * for PNG, it says why in words a user reads). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

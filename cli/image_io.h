@@ -34,7 +34,7 @@ bool cli_magick_to_png (const char *path, const char *name, char *png, size_t le
 /* Whether the file at path, read by loader, ends before its image data does: a JPEG
  * without a scan or its end marker after its last scan, a WebP shorter than its RIFF size,
  * a PNG whose chunks run out before IEND, a PNM with fewer samples than its header says, a
- * GIF whose first image's data do not end (image_cut_short.c). */
+ * GIF that ends before its trailer (image_cut_short.c). */
 bool cli_file_cut_short (const char *path, const char *loader);
 /* Whether a processed gegl:load node found no loader for its file and stands in a
  * picture of its error text instead. */
