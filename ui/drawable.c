@@ -99,11 +99,12 @@ gfx_ui_drawable_format (gint32 drawable, gfx_depth *depth, int *channels, gboole
   gboolean alpha = gimp_drawable_has_alpha (drawable);
   const Babl *own = gimp_drawable_get_format (drawable);
   /* A layer mask or channel holds coverage, not colour: its stored values are filtered as
-   * they are, so that a 50% mask dithers to half white in every precision.  GIMP stores
-   * them linear except in 8-bit perceptual images, where they read as they are through
-   * "Y'" (a layer mask there says "Y u8", yet "Y u8" reads 128 as 55). */
-  gboolean coverage = gimp_item_is_channel (drawable) && precision != GIMP_PRECISION_U8_GAMMA;
-  const char *layout = gray ? (alpha ? "Y'A" : coverage ? "Y" : "Y'")
+   * they are, read in the encoding GIMP stores them in, so that a 50% mask dithers to half
+   * white in every precision.  That encoding is the drawable's own, not the image's: in an
+   * 8-bit perceptual image a layer mask is "Y u8" (linear) but a channel "Y' u8". */
+  gboolean linear_coverage
+    = gimp_item_is_channel (drawable) && !babl_model_is (babl_format_get_model (own), "Y'");
+  const char *layout = gray ? (alpha ? "Y'A" : linear_coverage ? "Y" : "Y'")
                             : (alpha ? "R'G'B'A" : "R'G'B'");
   const char *type = d == GFX_U8 ? "u8" : d == GFX_U16 ? "u16" : "float";
   gchar *name = g_strdup_printf ("%s %s", layout, type);

@@ -1,9 +1,12 @@
 #!/bin/bash
-# Layer masks and channels hold coverage, not colour: the filters take their stored values
-# as they are, in every precision (GIMP stores them linear except in 8-bit perceptual
-# images).  A mask and a channel holding 0.5 everywhere, halftoned to 2 levels, must come
-# out half white (as in an 8-bit perceptual image), not 74% white (0.5 read as linear
-# light and encoded perceptually: 0.735).
+# Layer masks and channels hold coverage, not colour: the filters take the values they
+# store, in the encoding GIMP stores them in, in every precision.  That encoding is the
+# drawable's own: layer masks are linear in every precision (an 8-bit perceptual image's
+# too: "Y u8"), channels are linear except in 8-bit perceptual images ("Y' u8").
+# - A layer mask copied from a layer of sRGB gray 188 (0.50 in linear light: the mask makes
+#   the layer half opaque) must halftone to half white, not 74% (0.50 encoded
+#   perceptually again: 0.737, what the filters did in 8-bit perceptual images).
+# - A channel whose every pixel is set to the middle value must halftone to half white.
 source "$(dirname "$0")/lib.sh"
 gimp_setup gimp/mask-values
 scm='
@@ -25,12 +28,14 @@ scm='
          (layer (car (gimp-layer-new img 64 40 GRAY-IMAGE "l" 100 LAYER-MODE-NORMAL))))
     (gimp-image-insert-layer img layer 0 0)
     (if (not (= precision PRECISION-U8-GAMMA)) (gimp-image-convert-precision img precision))
-    (let ((mask (car (gimp-layer-create-mask layer ADD-MASK-WHITE)))
+    (gimp-context-set-foreground (quote (188 188 188)))
+    (gimp-drawable-fill layer FILL-FOREGROUND)
+    (let ((mask (car (gimp-layer-create-mask layer ADD-MASK-COPY)))
           (channel (car (gimp-channel-new img 64 40 "c" 50 (quote (255 0 0))))))
       (gimp-layer-add-mask layer mask)
       (gimp-image-insert-channel img channel 0 0)
+      (fill-raw channel half)
       (for-each (lambda (d kind)
-                  (fill-raw d half)
                   (plug-in-gpufx-halftone RUN-NONINTERACTIVE img d 0 2 1 0 -1)
                   (gimp-message (string-append "share " tag "-" kind " "
                                                (number->string (white-share d)))))
