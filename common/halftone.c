@@ -82,8 +82,24 @@ gfx_halftone (const gfx_image *in, gfx_image *out, const gfx_halftone_params *p,
     return st;
   if (in->has_alpha)
     copy_alpha (in, out);
-  halftone_job job = { in, out, p, progress };
+  /* Float samples outside [0, 1] (GIMP's float images allow them) are clipped first, as
+   * GEGL's dither does: no level lies out there, so their whole excess would be diffused
+   * into the neighbours (a 1.5 highlight whitens the dark pixels around it).  Both
+   * backends get the clipped copy, so they still agree bit for bit. */
+  gfx_image clipped = { 0 };
+  if (!gfx_image_within_unit (in))
+    {
+      st = gfx_image_clone (&clipped, in, err);
+      if (st != GFX_OK)
+        {
+          gfx_image_free (out);
+          return st;
+        }
+      gfx_image_clamp_unit (&clipped);
+    }
+  halftone_job job = { clipped.pixels ? &clipped : in, out, p, progress };
   st = gfx_dispatch (p->backend, run_gpu, run_cpu, &job, info, err);
+  gfx_image_free (&clipped);
   if (st == GFX_OK)
     gfx_progress_update (progress, 1.0);
   else

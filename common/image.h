@@ -88,6 +88,11 @@ gfx_status gfx_image_check_finite (const gfx_image *img, const char *what, gfx_e
  * images), in one pass over the samples' bit patterns. */
 float gfx_image_max_abs (const gfx_image *img);
 
+/* Whether every colour sample lies in [0, 1] (always, for integer images), in one pass
+ * on all cores; gfx_image_clamp_unit clips a float image's colour samples to [0, 1]. */
+bool gfx_image_within_unit (const gfx_image *img);
+void gfx_image_clamp_unit (gfx_image *img);
+
 /* Copies one channel into a float plane of width*height values (gfx_sample_get scale). */
 void gfx_image_get_plane (const gfx_image *img, int channel, float *plane);
 

@@ -44,12 +44,13 @@ gfx_image_fits_bits (const gfx_image *img, int bits, bool with_alpha)
   return true;
 }
 
-/* The largest bit pattern of |sample| over the colour channels of pixels [p0, p1): for
- * non-negative floats the patterns order as the values do, and every NaN's lies above
- * +inf's (0x7f800000).  Integer maxima over contiguous words, so the compiler vectorises
- * the common layout. */
+/* The largest bit pattern of (sample & keep) over the colour channels of pixels [p0, p1).
+ * keep 0x7fffffff gives |sample|: for non-negative floats the patterns order as the
+ * values do, and every NaN's lies above +inf's (0x7f800000).  keep 0xffffffff keeps the
+ * sign, so every negative sample's pattern lies above every positive one's.  Integer
+ * maxima over contiguous words, so the compiler vectorises the common layout. */
 static uint32_t
-max_abs_bits (const gfx_image *img, size_t p0, size_t p1)
+max_bits (const gfx_image *img, size_t p0, size_t p1, uint32_t keep)
 {
   const int ch = img->channels, cc = gfx_image_color_channels (img);
   const unsigned char *b = (const unsigned char *) img->pixels + 4 * p0 * (size_t) ch;
@@ -65,7 +66,7 @@ max_abs_bits (const gfx_image *img, size_t p0, size_t p1)
           memcpy (a, b + 64 * k, sizeof a); /* the floats' bits */
           for (int j = 0; j < 16; j++)
             {
-              a[j] &= 0x7fffffffu;
+              a[j] &= keep;
               lane[j] = a[j] > lane[j] ? a[j] : lane[j];
             }
         }
@@ -75,7 +76,7 @@ max_abs_bits (const gfx_image *img, size_t p0, size_t p1)
         {
           uint32_t a;
           memcpy (&a, b + 4 * i, 4);
-          a &= 0x7fffffffu;
+          a &= keep;
           top = a > top ? a : top;
         }
     }
@@ -85,7 +86,7 @@ max_abs_bits (const gfx_image *img, size_t p0, size_t p1)
         {
           uint32_t a;
           memcpy (&a, b + 4 * (i * (size_t) ch + c), 4);
-          a &= 0x7fffffffu;
+          a &= keep;
           top = a > top ? a : top;
         }
   return top;
@@ -93,32 +94,65 @@ max_abs_bits (const gfx_image *img, size_t p0, size_t p1)
 
 typedef struct {
   const gfx_image *img;
+  uint32_t keep;
   uint32_t top[GFX_MAX_THREADS];
-} max_abs_job;
+} max_bits_job;
 
 static void
-max_abs_part (void *ctx, int worker, int n_workers)
+max_bits_part (void *ctx, int worker, int n_workers)
 {
-  max_abs_job *j = ctx;
+  max_bits_job *j = ctx;
   const size_t n = (size_t) j->img->width * j->img->height;
-  j->top[worker] = max_abs_bits (j->img, n * worker / n_workers, n * (worker + 1) / n_workers);
+  j->top[worker] = max_bits (j->img, n * worker / n_workers, n * (worker + 1) / n_workers,
+                             j->keep);
 }
 
 /* One pass over every float image a filter gets (its finite check, the enhance keys'
  * scale), on all cores: single-threaded it was a tenth of a second for a 24-megapixel
  * RGB image, as long as the GPU's whole filter.  Max is order-free, so any split gives
  * the same answer. */
+static uint32_t
+parallel_max_bits (const gfx_image *img, uint32_t keep)
+{
+  max_bits_job j = { .img = img, .keep = keep };
+  int workers = gfx_threads_for ((double) gfx_image_samples (img), 1 << 20, false);
+  gfx_parallel_run (workers, max_bits_part, &j);
+  uint32_t top = 0;
+  for (int i = 0; i < workers; i++)
+    top = j.top[i] > top ? j.top[i] : top;
+  return top;
+}
+
+bool
+gfx_image_within_unit (const gfx_image *img)
+{
+  /* 1.0f's pattern: above it lie the values over 1, every negative one (-0 too, which
+   * only costs a needless clamp) and NaN. */
+  return img->depth != GFX_F32 || parallel_max_bits (img, 0xffffffffu) <= 0x3f800000u;
+}
+
+void
+gfx_image_clamp_unit (gfx_image *img)
+{
+  if (img->depth != GFX_F32)
+    return;
+  const int cc = gfx_image_color_channels (img);
+  const size_t n = (size_t) img->width * img->height;
+  float *px = img->pixels;
+  for (size_t i = 0; i < n; i++)
+    for (int c = 0; c < cc; c++)
+      {
+        float *v = &px[i * img->channels + c];
+        *v = *v < 0.0f ? 0.0f : *v > 1.0f ? 1.0f : *v;
+      }
+}
+
 float
 gfx_image_max_abs (const gfx_image *img)
 {
   if (img->depth != GFX_F32)
     return 1.0f;
-  max_abs_job j = { .img = img };
-  int workers = gfx_threads_for ((double) gfx_image_samples (img), 1 << 20, false);
-  gfx_parallel_run (workers, max_abs_part, &j);
-  uint32_t top = 0;
-  for (int i = 0; i < workers; i++)
-    top = j.top[i] > top ? j.top[i] : top;
+  uint32_t top = parallel_max_bits (img, 0x7fffffffu);
   if (top >= 0x7f800000u)
     return INFINITY;
   float v;

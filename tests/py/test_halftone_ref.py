@@ -79,12 +79,13 @@ def halftone_plane(plane, kernel, levels):
 
 
 def to_unit(img):
-    """Input samples as the core reads them (float32)."""
+    """Input samples as the core reads them (float32); float samples outside [0, 1] are
+    clipped first, as GEGL's dither does."""
     if img.dtype == np.uint8:
         return img.astype(f32) * (f32(1) / f32(255))
     if img.dtype == np.uint16:
         return img.astype(f32) * (f32(1) / f32(65535))
-    return img.astype(f32)
+    return np.clip(img.astype(f32), f32(0), f32(1))
 
 
 def from_levels(q, levels, dtype):
@@ -149,6 +150,9 @@ def main():
                 T.noise(12, 9, 3, np.uint16, 6), ".png", "atkinson", 256, tmp=tmp)
         compare("sierra float RGB TIFF 11x8 levels 2 == reference",
                 T.noise(11, 8, 3, np.float32, 7), ".tif", "sierra", 2, tmp=tmp)
+        wide = T.noise(17, 13, 3, np.float32, 8) * f32(2) - f32(0.5)
+        compare("jjn float RGB TIFF 17x13 with samples in [-0.5, 1.5] (clipped) == reference",
+                wide, ".tif", "jjn", 3, tmp=tmp)
         mid = np.full((9, 12), 0.5, dtype=np.float32)
         compare("fs float TIFF exact 0.5 (midpoint goes up) == reference", mid, ".tif", "fs", 2,
                 tmp=tmp)

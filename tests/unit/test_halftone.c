@@ -255,6 +255,59 @@ check_mid_grey (void)
     }
 }
 
+/* Float samples outside [0, 1] are clipped before the diffusion: a dark field (0.1) with a
+ * 3.0 highlight and a -2.0 hole halftones as the reference does on the clipped copy, with
+ * alpha (2.5) copied as it was and the input left as it was.  Unclipped, the highlight's
+ * excess whitened the dark pixels below it. */
+static void
+check_out_of_range_clipped (void)
+{
+  const int w = 40, h = 30;
+  gfx_image in, clipped, out, ref;
+  gfx_error err;
+  gfx_image_alloc (&in, w, h, 2, true, GFX_F32, &err);
+  float *px = in.pixels;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        float v = 0.1f;
+        if (x >= 8 && x < 14 && y >= 4 && y < 10)
+          v = 3.0f;
+        if (x >= 24 && x < 30 && y >= 4 && y < 10)
+          v = -2.0f;
+        px[2 * (y * w + x)] = v;
+        px[2 * (y * w + x) + 1] = 2.5f;
+      }
+  gfx_image_clone (&clipped, &in, &err);
+  float *c = clipped.pixels;
+  for (int i = 0; i < w * h; i++)
+    c[2 * i] = fminf (fmaxf (c[2 * i], 0.0f), 1.0f);
+  gfx_image_alloc (&ref, w, h, 2, true, GFX_F32, &err);
+  gfx_halftone_ref (&clipped, &ref, GFX_KERNEL_FS, 2, &err);
+  gfx_halftone_params p;
+  gfx_params_defaults (&gfx_halftone_param_set, &p);
+  p.backend = GFX_BACKEND_CPU;
+  gfx_status st = gfx_halftone (&in, &out, &p, NULL, NULL, &err);
+  int differ = 0, white_below = 0, alpha_kept = 1;
+  for (int i = 0; st == GFX_OK && i < w * h; i++)
+    {
+      differ += ((float *) out.pixels)[2 * i] != ((float *) ref.pixels)[2 * i];
+      alpha_kept &= ((float *) out.pixels)[2 * i + 1] == 2.5f;
+    }
+  for (int y = 10; st == GFX_OK && y < 20; y++)
+    for (int x = 4; x < 18; x++)
+      white_below += ((float *) out.pixels)[2 * (y * w + x)] == 1.0f;
+  CHECK (st == GFX_OK && !differ && alpha_kept && px[2 * (5 * w + 9)] == 3.0f
+         && white_below < 20, "float samples outside [0, 1] are clipped before diffusing: "
+         "== reference on the clipped copy (%d differ), alpha kept %d, input kept, %d of 140 "
+         "white under the highlight", differ, alpha_kept, white_below);
+  gfx_image_free (&in);
+  gfx_image_free (&clipped);
+  gfx_image_free (&ref);
+  if (st == GFX_OK)
+    gfx_image_free (&out);
+}
+
 static void
 check_alpha_and_validation (void)
 {
@@ -590,6 +643,7 @@ main (void)
   check_allowed_levels ();
   check_tone ();
   check_mid_grey ();
+  check_out_of_range_clipped ();
   check_alpha_and_validation ();
   check_rows_causal ();
   test_hang_guard (300, "cancel");
