@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "image_io.h"
+#include "exif_orientation.h"
 #include "tiff_pages.h"
 #include "private_tmp.h"
 
@@ -415,7 +416,25 @@ load_source (const char *path, const char *name, gfx_image *img, cli_source *src
   const Babl *work = cli_layout_format (colors, alpha, depth, src->work_space);
   if (st == GFX_OK)
     gegl_buffer_get (buffer, r, 1.0, work, img->pixels, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-  if (st == GFX_OK && same_samples_other_encoding (gegl_buffer_get_format (buffer), work))
+  /* A photograph is turned as its EXIF orientation asks, as viewers show it and GIMP
+   * offers on import; GEGL's loaders leave it as stored.  The file's own pixels, kept
+   * for writing unchanged samples back exactly, would no longer line up: not kept then. */
+  const int orientation = st == GFX_OK ? cli_file_orientation (path) : 1;
+  if (orientation > 1)
+    {
+      st = gfx_image_orient (img, orientation, err);
+      static const char *const turned[] = { "", "", "mirrored", "turned half round",
+                                            "flipped upside down", "transposed",
+                                            "turned a quarter clockwise", "transversed",
+                                            "turned a quarter anticlockwise" };
+      used = (int) strlen (note);
+      if (st == GFX_OK && (size_t) used < note_len)
+        snprintf (note + used, note_len - (size_t) used, "%s%s %s, as its EXIF orientation "
+                  "(%d) asks", used ? "; " : "", used ? "it is" : name, turned[orientation],
+                  orientation);
+    }
+  if (st == GFX_OK && orientation == 1
+      && same_samples_other_encoding (gegl_buffer_get_format (buffer), work))
     src->buffer = buffer;
   else
     g_object_unref (buffer);

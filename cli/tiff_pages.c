@@ -1,4 +1,5 @@
-/* How many pages a TIFF file holds (see tiff_pages.h).  GEGL's TIFF loader reads one
+/* How many pages a TIFF file holds, and the orientation a TIFF structure gives its image
+ * (see tiff_pages.h).  GEGL's TIFF loader reads one
  * directory (the first, unless told another) and does not say whether there are more, so
  * a scanned document of several pages would lose all but the first without a word.
  * The count follows the chain of image file directories (classic TIFF and BigTIFF) and
@@ -56,10 +57,12 @@ first_short (tiff_reader *t, const unsigned char *entry)
 
 /* Whether the directory at offset is a page (not a thumbnail or a mask); *next gets the
  * next directory's offset (0: none); *sample_format (if not NULL) its SampleFormat (1
- * unsigned integers, 2 signed, 3 floats, 5 and 6 complex; 1 where it is not given).
- * False when the directory cannot be read. */
+ * unsigned integers, 2 signed, 3 floats, 5 and 6 complex; 1 where it is not given), and
+ * *orientation (if not NULL) its Orientation (1 where it is not given).  False when the
+ * directory cannot be read. */
 static bool
-read_directory (tiff_reader *t, uint64_t offset, bool *page, uint64_t *next, int *sample_format)
+read_directory (tiff_reader *t, uint64_t offset, bool *page, uint64_t *next, int *sample_format,
+                int *orientation)
 {
   const int count_bytes = t->big_tiff ? 8 : 2, entry_bytes = t->big_tiff ? 20 : 12,
             offset_bytes = t->big_tiff ? 8 : 4, value_at = t->big_tiff ? 12 : 8;
@@ -76,6 +79,8 @@ read_directory (tiff_reader *t, uint64_t offset, bool *page, uint64_t *next, int
   *page = true;
   if (sample_format)
     *sample_format = 1;
+  if (orientation)
+    *orientation = 1;
   for (uint64_t e = 0; ok && e < entries; e++)
     {
       const unsigned char *entry = d + e * (uint64_t) entry_bytes;
@@ -86,6 +91,8 @@ read_directory (tiff_reader *t, uint64_t offset, bool *page, uint64_t *next, int
         *page = false;
       if (tag == 339 && sample_format)
         *sample_format = (int) first_short (t, entry);
+      if (tag == 274 && orientation)
+        *orientation = (int) first_short (t, entry);
     }
   if (ok)
     *next = number (t, d + len - (size_t) offset_bytes, offset_bytes);
@@ -111,6 +118,20 @@ seen_before (uint64_t *seen, uint64_t offset)
     }
 }
 
+/* The first directory's offset of the TIFF structure at the start of t->f, with t's byte
+ * order and kind set; 0 when it is no TIFF. */
+static uint64_t
+read_header (tiff_reader *t)
+{
+  unsigned char head[16] = { 0 };
+  if (fread (head, 1, sizeof head, t->f) < 8 || (memcmp (head, "II", 2) && memcmp (head, "MM", 2)))
+    return 0;
+  t->big_endian = head[0] == 'M';
+  const uint64_t version = number (t, head + 2, 2);
+  t->big_tiff = version == 43;
+  return version == 42 ? number (t, head + 4, 4) : version == 43 ? number (t, head + 8, 8) : 0;
+}
+
 int
 cli_tiff_pages (const char *path, int *sample_format)
 {
@@ -119,25 +140,29 @@ cli_tiff_pages (const char *path, int *sample_format)
   tiff_reader t = { .f = fopen (path, "rb"), .entries_left = MAX_ENTRIES };
   if (!t.f)
     return 0;
-  unsigned char head[16] = { 0 };
-  uint64_t next = 0;
+  uint64_t next = read_header (&t);
   int pages = 0;
-  if (fread (head, 1, sizeof head, t.f) >= 8 && (!memcmp (head, "II", 2) || !memcmp (head, "MM", 2)))
+  uint64_t *seen = next ? calloc (2 * MAX_DIRECTORIES, sizeof *seen) : NULL;
+  for (int n = 0; seen && next != 0 && n < MAX_DIRECTORIES && !seen_before (seen, next); n++)
     {
-      t.big_endian = head[0] == 'M';
-      const uint64_t version = number (&t, head + 2, 2);
-      t.big_tiff = version == 43;
-      next = version == 42 ? number (&t, head + 4, 4) : version == 43 ? number (&t, head + 8, 8) : 0;
-      uint64_t *seen = calloc (2 * MAX_DIRECTORIES, sizeof *seen);
-      for (int n = 0; seen && next != 0 && n < MAX_DIRECTORIES && !seen_before (seen, next); n++)
-        {
-          bool page;
-          if (!read_directory (&t, next, &page, &next, n == 0 ? sample_format : NULL))
-            break;
-          pages += page;
-        }
-      free (seen);
+      bool page;
+      if (!read_directory (&t, next, &page, &next, n == 0 ? sample_format : NULL, NULL))
+        break;
+      pages += page;
     }
+  free (seen);
   fclose (t.f);
   return pages;
+}
+
+int
+cli_tiff_orientation (FILE *f)
+{
+  tiff_reader t = { .f = f, .entries_left = MAX_ENTRIES };
+  uint64_t first = read_header (&t), next;
+  bool page;
+  int orientation = 1;
+  if (!first || !read_directory (&t, first, &page, &next, NULL, &orientation))
+    return 1;
+  return orientation >= 1 && orientation <= 8 ? orientation : 1;
 }

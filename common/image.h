@@ -93,6 +93,10 @@ float gfx_image_max_abs (const gfx_image *img);
 bool gfx_image_within_unit (const gfx_image *img);
 void gfx_image_clamp_unit (gfx_image *img);
 
+/* Turns img upright as EXIF orientation 1-8 asks (2-8 move pixels; 5-8 swap width and
+ * height; anything else leaves it as it is), into a new buffer. */
+gfx_status gfx_image_orient (gfx_image *img, int orientation, gfx_error *err);
+
 /* Copies one channel into a float plane of width*height values (gfx_sample_get scale). */
 void gfx_image_get_plane (const gfx_image *img, int channel, float *plane);
 

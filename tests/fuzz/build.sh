@@ -2,7 +2,8 @@
 # Builds the libFuzzer harnesses into BUILD/fuzz (default build/fuzz) with clang,
 # ASan and UBSan: fuzz_iir_file (the filter-file parser) and fuzz_cli_options (the CLI's
 # option parser against every filter's parameter table; nothing is run) and
-# fuzz_tiff_pages (the TIFF page count, which follows offsets read from the file).  Also builds
+# fuzz_tiff_pages (the TIFF page count and the EXIF orientation, which follow offsets read
+# from the file).  Also builds
 # the replay programs (same harnesses, a plain main() that runs each file given) used by
 # tests/unit/test_fuzz_regress.c's counterpart when clang's fuzzer runtime is missing.
 # Exit 0 when built; 77 when clang or its fuzzer runtime is missing (the caller SKIPs).
@@ -19,7 +20,8 @@ echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n){(void)
 mkdir -p "$out/obj"
 FLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -pthread -ffp-contract=off -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 objs=()
-for src in "$top"/common/*.c "$top"/cli/options.c "$top"/cli/tiff_pages.c; do
+for src in "$top"/common/*.c "$top"/cli/options.c "$top"/cli/tiff_pages.c \
+    "$top"/cli/exif_orientation.c; do
   o="$out/obj/$(basename "$src" .c).o"
   if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ -n "$(find "$top/common" "$top/cli" -name '*.h' -newer "$o" 2>/dev/null | head -1)" ]; then
     "$CLANG" $FLAGS -c "$src" -o "$o" &

@@ -1,9 +1,9 @@
 /* Replays the fuzzing inputs in the normal suite (and under ASan/UBSan in make check):
  * every file in tests/fuzz/crashers/ (inputs that once crashed a harness, kept as
  * regressions: iir-* for the filter-file parser, cli-* for the option parser, tiff-* for
- * the TIFF page count) and the seed corpora tests/fuzz/corpus_iir, corpus_cli and
- * corpus_tiff, through the same harness code that
- * libFuzzer runs (tests/fuzz/fuzz_*.c; a broken promise there aborts). */
+ * the TIFF page count and the EXIF orientation) and the seed corpora tests/fuzz/corpus_iir,
+ * corpus_cli and corpus_tiff, through the same harness code that libFuzzer runs
+ * (tests/fuzz/fuzz_*.c; a broken promise there aborts). */
 #define FUZZ_NO_ENTRY 1
 #include <dirent.h>
 #include <limits.h>
@@ -16,6 +16,7 @@
 #include "../fuzz/fuzz_cli_options.c"
 #include "../fuzz/fuzz_iir_file.c"
 #include "../../cli/tiff_pages.c"
+#include "../../cli/exif_orientation.c"
 #include "../fuzz/fuzz_tiff_pages.c"
 #include "check.h"
 
@@ -160,6 +161,16 @@ main (int argc, char **argv)
       CHECK (got == seeds[i].pages && format == seeds[i].format,
              "TIFF page count and sample format of %s: %d, %d (want %d, %d)", seeds[i].file,
              got, format, seeds[i].pages, seeds[i].format);
+    }
+  /* Pillow wrote these with EXIF orientation 6; the TIFF seeds have none. */
+  const char *turned[] = { "exif-6.jpg", "exif-6.png", "exif-6.webp", "exif-6.tif",
+                           "one-page.tif" };
+  for (size_t i = 0; i < sizeof turned / sizeof turned[0]; i++)
+    {
+      snprintf (sub, sizeof sub, "%s/corpus_tiff/%s", dir, turned[i]);
+      const int want = strncmp (turned[i], "exif-6", 6) ? 1 : 6;
+      const int got = cli_file_orientation (sub);
+      CHECK (got == want, "EXIF orientation of %s: %d (want %d)", turned[i], got, want);
     }
   return check_exit_status ();
 }
