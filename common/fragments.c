@@ -284,8 +284,8 @@ gfx_fragments_find (const float *lum, int width, int height, const gfx_fragment_
     return gfx_fail (err, GFX_ERR_PARAM, "fragment count %d: 1 to %d", opt->max_fragments,
                      GFX_FRAG_MAX);
   if (width < opt->size || height < opt->size)
-    return gfx_fail (err, GFX_ERR_INPUT, "image %d x %d is smaller than one %d x %d fragment",
-                     width, height, opt->size, opt->size);
+    return gfx_fail (err, GFX_ERR_INPUT, "the area %d x %d is smaller than one %d x %d "
+                     "fragment", width, height, opt->size, opt->size);
   size_t n = (size_t) width * (size_t) height;
   float *gx = malloc (n * sizeof (float)), *gy = malloc (n * sizeof (float));
   profile pr = { profile_bins (opt->size), NULL, NULL, NULL, NULL };

@@ -309,7 +309,7 @@ check_images (const gfx_image *blurred, const gfx_image *sharp, int m1, int m2, 
                      "is %d x %d: they must cover the same area", sharp->width, sharp->height,
                      blurred->width, blurred->height);
   if (blurred->width < 2 * m2 || blurred->height < 2 * m1)
-    return gfx_fail (err, GFX_ERR_INPUT, "image %d x %d is too small for a %d x %d mask",
+    return gfx_fail (err, GFX_ERR_INPUT, "the area %d x %d is too small for a %d x %d mask",
                      blurred->width, blurred->height, m1, m2);
   gfx_status st = gfx_image_check_finite (blurred, "identification (blurred image)", err);
   if (st == GFX_OK && sharp)
@@ -342,7 +342,13 @@ gfx_iir_identify (const gfx_image *blurred, const gfx_image *sharp, int m1, int 
       rep->automatic = !sharp;
       if (sharp)
         gfx_luminance_plane (sharp, ls);
-      st = sharp ? reference_pairs (lb, ls, w, h, &ps, rep, err)
+      /* Else every fit is singular, and "singular" would not say why. */
+      if (sharp && !memcmp (lb, ls, n * sizeof (float)))
+        st = gfx_fail (err, GFX_ERR_INPUT, "the sharp reference is the same picture as the "
+                       "blurred one: there is no blur between them to identify (the reference "
+                       "must be a sharp original of the same scene)");
+      if (st == GFX_OK)
+        st = sharp ? reference_pairs (lb, ls, w, h, &ps, rep, err)
                  : automatic_pairs (lb, w, h, &ps, rep, err);
     }
   rep->n_fragments = ps.n;

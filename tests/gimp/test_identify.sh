@@ -25,6 +25,7 @@ blur = ndimage.gaussian_filter(sharp.astype(np.float64), 1.2, mode="nearest")
 Image.fromarray(sharp).save(f"{work}/sharp.png")
 Image.fromarray(np.clip(blur + 0.5, 0, 255).astype(np.uint8)).save(f"{work}/blurred.png")
 Image.fromarray(np.full((64, 64), 100, np.uint8)).save(f"{work}/flat.png")
+Image.fromarray(np.full((64, 64), 160, np.uint8)).save(f"{work}/flat2.png")
 Image.fromarray(np.zeros((40, 50), np.uint8)).save(f"{work}/small.png")
 PY
 
@@ -97,8 +98,10 @@ bad () { # IMAGE SHARP-LAYER-FILE ARGS [SCRIPT-FU RUN BEFORE THE CALL]
   (plug-in-gpufx-iir-identify RUN-NONINTERACTIVE img drw $3 "bad.iir"))
 SCM
 }
-gimp_batch "$work/e1.log" "$(bad flat.png flat.png 'ref 3 3 0')"
+gimp_batch "$work/e1.log" "$(bad flat.png flat2.png 'ref 3 3 0')"
 batch_error identify-singular-error "$work/e1.log" $? 'singular'
+gimp_batch "$work/e1b.log" "$(bad blurred.png blurred.png 'ref 3 3 0')"
+batch_error identify-reference-is-the-blurred-picture "$work/e1b.log" $? 'same picture'
 gimp_batch "$work/e2.log" "$(bad blurred.png small.png 'ref 3 3 1')"
 batch_error identify-size-mismatch-error "$work/e2.log" $? 'same area'
 gimp_batch "$work/e3.log" "$(bad blurred.png sharp.png '-1 8 3 0')"

@@ -140,12 +140,20 @@ def test_fragments_picture():
 
 def test_errors():
     with T.tmpdir() as tmp:
-        flat = os.path.join(tmp, "flat.png")
+        flat, flat2 = os.path.join(tmp, "flat.png"), os.path.join(tmp, "flat2.png")
         T.save(flat, np.full((80, 80), 128, np.uint8))
+        T.save(flat2, np.full((80, 80), 100, np.uint8))
         out = os.path.join(tmp, "x.iir")
-        r = T.run_cli("identify", "--blurred", flat, "--sharp", flat, "--output", out)
+        r = T.run_cli("identify", "--blurred", flat, "--sharp", flat2, "--output", out)
         T.check(r.returncode == 2 and "singular" in r.stderr and r.stderr.count("\n") == 1
                 and not os.path.exists(out), "constant_image_singular_exit_2",
+                f"status {r.returncode}: {r.stderr}")
+        # The blurred picture given as its own reference: said so, not "singular".
+        textured = os.path.join(tmp, "textured.png")
+        T.save(textured, T.noise(80, 80))
+        r = T.run_cli("identify", "--blurred", textured, "--sharp", textured, "--output", out)
+        T.check(r.returncode == 2 and "same picture" in r.stderr and r.stderr.count("\n") == 1
+                and not os.path.exists(out), "reference_equal_to_blurred_exit_2_says_so",
                 f"status {r.returncode}: {r.stderr}")
         r = T.run_cli("identify", "--blurred", flat, "--auto", "--output", out)
         T.check(r.returncode == 2 and "straight edges" in r.stderr, "no_edges_exit_2",

@@ -167,7 +167,9 @@ def make_inputs(d):
     T.save(p("in.png"), T.noise(40, 30, 1, np.uint8, seed=11))
     T.save(p("rgb.png"), T.noise(33, 21, 3, np.uint8, seed=12))
     T.save(p("const.png"), np.full((96, 96), 128, np.uint8))
+    T.save(p("const2.png"), np.full((96, 96), 100, np.uint8))
     T.save(p("big.png"), T.noise(96, 96, 1, np.uint8, seed=13))
+    T.save(p("big2.png"), T.noise(96, 96, 1, np.uint8, seed=14))
     good = open(p("in.png"), "rb").read()
     open(p("empty.png"), "wb").close()
     open(p("sig-only.png"), "wb").write(good[:8])
@@ -327,20 +329,21 @@ def command_cases(d):
         Case("identify unknown option: exit 2", [*idf, "--auto", "--fast", "--output", iir],
              2, ["--fast"], keep=[iir]),
         Case("identify singular data (constant image): exit 2, names the singularity",
-             ["identify", "--blurred", p("const.png"), "--sharp", p("const.png"), "--output",
+             ["identify", "--blurred", p("const.png"), "--sharp", p("const2.png"), "--output",
               iir], 2, ["singular"], keep=[iir]),
         Case("identify --auto on a constant image: exit 2",
              ["identify", "--blurred", p("const.png"), "--auto", "--output", iir], 2,
              ["edges"], keep=[iir]),
         Case("identify singular data keeps an existing filter file",
-             ["identify", "--blurred", p("const.png"), "--sharp", p("const.png"), "--output",
+             ["identify", "--blurred", p("const.png"), "--sharp", p("const2.png"), "--output",
               p("smooth.iir")], 2, ["singular"], keep=[p("smooth.iir")]),
         Case("identify --output into a missing folder: fails, nothing written",
-             [*idf, "--sharp", p("big.png"), "--mask", "1x1", "--output", p("no/such/dir/f.iir")], None,
+             [*idf, "--sharp", p("big2.png"), "--mask", "1x1", "--output", p("no/such/dir/f.iir")],
+             None,
              ["f.iir"],
              keep=[p("no")]),
         Case("identify --output onto a folder: exit 1, folder untouched, no temp file",
-             [*idf, "--sharp", p("big.png"), "--mask", "1x1", "--output", p("folder.iir")], 1,
+             [*idf, "--sharp", p("big2.png"), "--mask", "1x1", "--output", p("folder.iir")], 1,
              ["folder.iir"], keep=[p("folder.iir")]),
         Case("stability without a file: exit 2", ["stability"], 2, ["usage"]),
         Case("stability of an unstable filter: exit 3, one line per quadrant on stdout and "

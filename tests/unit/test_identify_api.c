@@ -136,12 +136,17 @@ main (void)
   gfx_iir_filter f;
   memset (&f, 0, sizeof f);
   gfx_error err = { 0 };
+  static float flat_px[W * H];
   for (int p = 0; p < W * H; p++)
-    noisy[p] = 0.3f;
+    noisy[p] = 0.3f, flat_px[p] = 0.6f;
   gfx_image flat = { W, H, 1, false, GFX_F32, noisy };
-  gfx_status st = gfx_iir_identify (&flat, &flat, 3, 3, GFX_IDENTIFY_LS, &f, NULL, &err);
+  gfx_image flat2 = { W, H, 1, false, GFX_F32, flat_px };
+  gfx_status st = gfx_iir_identify (&flat, &flat2, 3, 3, GFX_IDENTIFY_LS, &f, NULL, &err);
   CHECK (st == GFX_ERR_INPUT && strstr (err.msg, "singular") && finite_filter (&f),
          "identify_constant_image_singular (%s)", err.msg);
+  st = gfx_iir_identify (&blurred, &blurred, 3, 3, GFX_IDENTIFY_LS, &f, NULL, &err);
+  CHECK (st == GFX_ERR_INPUT && strstr (err.msg, "same picture"),
+         "identify_reference_equal_to_blurred_says_so (%s)", err.msg);
   gfx_image half = { W / 2, H, 1, false, GFX_F32, sharp_px };
   st = gfx_iir_identify (&blurred, &half, 3, 3, GFX_IDENTIFY_LS, &f, NULL, &err);
   CHECK (st == GFX_ERR_INPUT && strstr (err.msg, "same area"), "identify_size_mismatch (%s)",
