@@ -26,18 +26,45 @@ static const char *const MAGICK_ONLY[] = {
   ".qoi", ".xwd", ".pam", ".pbm",
 };
 
-/* Netpbm files GEGL's ppm-load does not read (P1 and P4 bitmaps, P7 PAM): gegl:load took
- * them to gegl:magick-load, with its gamma-tagged PNG. */
+/* First bytes of formats only ImageMagick reads here. */
+static const struct {
+  const char *magic;
+  size_t at, len;
+} MAGICK_MAGIC[] = {
+  { "8BPS", 0, 4 },                          /* Photoshop */
+  { "qoif", 0, 4 },                          /* QOI */
+  { "\0\0\0\x0cjP  \r\n\x87\n", 0, 12 },      /* JPEG 2000 */
+  { "\xff\x4f\xff\x51", 0, 4 },              /* JPEG 2000 codestream */
+  { "DDS ", 0, 4 },                          /* DirectDraw surface */
+  { "\x59\xa6\x6a\x95", 0, 4 },              /* Sun raster */
+  { "ftypheic", 4, 8 }, { "ftypheix", 4, 8 }, { "ftypmif1", 4, 8 }, { "ftypavif", 4, 8 },
+  { "PF\n", 0, 3 }, { "Pf\n", 0, 3 },          /* PFM, colour and gray */
+  { "P1", 0, 2 }, { "P4", 0, 2 }, { "P7", 0, 2 }, /* Netpbm that GEGL's ppm-load does not read */
+};
+
+/* Whether the first bytes of the file at path name a format only ImageMagick reads here,
+ * whatever its name says: a BMP named .png, or on standard input (no name at all), went to
+ * gegl:load, which refused it or took it to gegl:magick-load (see above). */
 static bool
-netpbm_for_magick (const char *path)
+magick_by_content (const char *path)
 {
-  char head[3] = { 0 };
+  unsigned char h[32] = { 0 };
   FILE *f = fopen (path, "rb");
   if (!f)
     return false;
-  size_t got = fread (head, 1, 2, f);
+  size_t got = fread (h, 1, sizeof h, f);
   fclose (f);
-  return got == 2 && head[0] == 'P' && strchr ("147", head[1]);
+  /* "BM", then a DIB header that says its own size: 12, 40, 52, 56, 64, 108 or 124. */
+  const unsigned dib = h[14] | h[15] << 8 | (unsigned) h[16] << 16 | (unsigned) h[17] << 24;
+  if (got >= 18 && !memcmp (h, "BM", 2)
+      && (dib == 12 || dib == 40 || dib == 52 || dib == 56 || dib == 64 || dib == 108
+          || dib == 124))
+    return true;
+  for (size_t i = 0; i < sizeof MAGICK_MAGIC / sizeof MAGICK_MAGIC[0]; i++)
+    if (got >= MAGICK_MAGIC[i].at + MAGICK_MAGIC[i].len
+        && !memcmp (h + MAGICK_MAGIC[i].at, MAGICK_MAGIC[i].magic, MAGICK_MAGIC[i].len))
+      return true;
+  return false;
 }
 
 bool
@@ -47,7 +74,14 @@ cli_magick_only (const char *path)
   for (size_t i = 0; ext && i < sizeof MAGICK_ONLY / sizeof MAGICK_ONLY[0]; i++)
     if (!g_ascii_strcasecmp (ext, MAGICK_ONLY[i]))
       return true;
-  return netpbm_for_magick (path);
+  return magick_by_content (path);
+}
+
+/* In convert's process, before it starts: the file at fd becomes its standard input. */
+static void
+feed_stdin (gpointer fd)
+{
+  dup2 (GPOINTER_TO_INT (fd), 0);
 }
 
 bool
@@ -75,14 +109,22 @@ cli_magick_to_png (const char *path, const char *name, char *png, size_t len, gf
   /* "./" keeps a name that starts with '-' from reading as an option; [0] is the first
    * frame or page.  -auto-orient: ImageMagick 6 only notes a bottom-up TGA's origin (what
    * Pillow and GIMP write), and the picture came out upside down. */
-  char *in = g_strdup_printf ("%s%s[0]", path[0] == '/' ? "" : "./", path);
+  /* Standard input (read into a memory file named /proc/self/fd/N) is handed to convert
+   * as its own standard input: that name would be convert's, and its policy refuses
+   * /proc/PID paths. */
+  const int piped = g_str_has_prefix (path, "/proc/self/fd/") ? open (path, O_RDONLY) : -1;
+  char *in = piped >= 0 ? g_strdup ("-[0]")
+                        : g_strdup_printf ("%s%s[0]", path[0] == '/' ? "" : "./", path);
   char *out = g_strdup_printf ("png:%s", tmp);
   char *argv[] = { "convert", in, "-auto-orient", "-define", "png:exclude-chunks=gAMA,cHRM,sRGB",
                    out, NULL };
   char *said = NULL;
   int status = -1;
   bool ran = g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
-                           NULL, NULL, NULL, &said, &status, &gerr);
+                           piped >= 0 ? feed_stdin : NULL, GINT_TO_POINTER (piped), NULL, &said,
+                           &status, &gerr);
+  if (piped >= 0)
+    close (piped);
   g_free (in);
   g_free (out);
   if (!ran) /* no convert here: GEGL's own fallback says what it can */

@@ -9,6 +9,7 @@ temporary folder of its own, so:
   exactly;
 - the run's folder is gone afterwards, also after SIGTERM."""
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -68,6 +69,23 @@ def main():
                     and np.array_equal(T.load(out), T.load(ref)))
             T.check(same, f"a {ext[1:].upper()} (through ImageMagick) gives the PNG's result, "
                     "byte for byte", f"{r1.stderr.strip()[-200:]} {r2.stderr.strip()[-200:]}")
+        # A BMP is told by its first bytes, as every input is: without an extension, named
+        # .png, and on standard input it gives the same result (it went to GEGL's path, 9
+        # levels off; was refused as a bad PNG; was refused as unknown).
+        bmp = os.path.join(d, "in.bmp")
+        for what, src in (("without an extension", "in_bmp"), ("named .png", "bmp.png"),
+                          ("on standard input", "-")):
+            out = os.path.join(d, "told.png")
+            if src == "-":
+                with open(bmp, "rb") as f:
+                    r1 = subprocess.run([T.GPUFX, "halftone", "-", out, "--quiet"], stdin=f,
+                                        capture_output=True, text=True, env={**os.environ, **env})
+            else:
+                shutil.copy(bmp, os.path.join(d, src))
+                r1 = T.run_cli("halftone", os.path.join(d, src), out, "--quiet", env=env)
+            same = (r1.returncode == 0 and np.array_equal(T.load(out), T.load(ref)))
+            T.check(same, f"a BMP {what} is told by its first bytes: the PNG's result",
+                    r1.stderr.strip()[-300:])
         # A PBM bitmap (P4): black and white in, the same out, as 1-bit gray (it came out
         # 16-bit RGBA through GEGL's path).
         bits = T.noise(61, 23, 1, np.uint8, seed=11) > 127
