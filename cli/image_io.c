@@ -416,6 +416,8 @@ load_source (const char *path, const char *name, gfx_image *img, cli_source *src
   const Babl *work = cli_layout_format (colors, alpha, depth, src->work_space);
   if (st == GFX_OK)
     gegl_buffer_get (buffer, r, 1.0, work, img->pixels, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+  if (st == GFX_OK)
+    st = cli_cmyk_jpeg_as_gimp (path, buffer, img, err);
   /* A photograph is turned as its EXIF orientation asks, as viewers show it and GIMP
    * offers on import; GEGL's loaders leave it as stored.  The file's own pixels, kept
    * for writing unchanged samples back exactly, would no longer line up: not kept then. */

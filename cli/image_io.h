@@ -39,6 +39,10 @@ bool cli_file_cut_short (const char *path, const char *loader);
 /* Whether a processed gegl:load node found no loader for its file and stands in a
  * picture of its error text instead. */
 bool cli_load_found_no_loader (GeglNode *load);
+/* img (8-bit RGB, read from buffer) made again the way GIMP's JPEG loader makes it where
+ * the file at path is a CMYK JPEG without a profile (cmyk_jpeg.c); else left alone. */
+gfx_status cli_cmyk_jpeg_as_gimp (const char *path, GeglBuffer *buffer, gfx_image *img,
+                                  gfx_error *err);
 /* Starts GEGL once, with its warnings kept for messages instead of printed. */
 void cli_gegl_start (void);
 /* The first GEGL/GLib warning since it was last emptied (write '\0' to empty it). */
