@@ -90,7 +90,11 @@ build (gfx_dialog *dlg, GtkWidget *box, void *user)
   GtkWidget *hbox = gtk_hbox_new (FALSE, 12);
   view.verdict = gtk_label_new (NULL);
   gtk_misc_set_alignment (GTK_MISC (view.verdict), 0.0, 0.0);
+  /* A message naming a long path (no spaces to wrap at) must not widen the dialog past
+   * the screen: it wraps anywhere, at most about as wide as the root-locus picture. */
   gtk_label_set_line_wrap (GTK_LABEL (view.verdict), TRUE);
+  gtk_label_set_line_wrap_mode (GTK_LABEL (view.verdict), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_max_width_chars (GTK_LABEL (view.verdict), 48);
   view.picture = gtk_image_new ();
   gtk_box_pack_start (GTK_BOX (hbox), view.picture, FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (hbox), view.verdict, TRUE, TRUE, 0);

@@ -132,6 +132,7 @@ show_report (identify_ui *ui, const char *text, gboolean wrap)
   wrap = wrap && section.width > 1;
   gtk_widget_set_size_request (ui->report, wrap ? section.width : -1, -1);
   gtk_label_set_line_wrap (GTK_LABEL (ui->report), wrap);
+  gtk_label_set_line_wrap_mode (GTK_LABEL (ui->report), PANGO_WRAP_WORD_CHAR); /* paths */
   gtk_label_set_text (GTK_LABEL (ui->report), text);
 }
 

@@ -17,6 +17,7 @@ gfx_dialog_show_status (gfx_dialog *dlg)
   gtk_widget_set_size_request (dlg->status, wrap && line.width > 1 ? line.width : -1, -1);
   gtk_label_set_ellipsize (label, wrap ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
   gtk_label_set_line_wrap (label, wrap);
+  gtk_label_set_line_wrap_mode (label, PANGO_WRAP_WORD_CHAR); /* a long path has no space */
   gtk_label_set_text (label, dlg->message ? dlg->message : dlg->last_render);
   gfx_status_dump_for_tests (gtk_label_get_text (label));
 }

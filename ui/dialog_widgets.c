@@ -131,17 +131,19 @@ on_spin_input (GtkSpinButton *spin, gdouble *value, const gfx_param_desc *d)
   double v = g_ascii_strtod (number, &end);
   gboolean ok = *number && !*end && isfinite (v);
   g_free (number);
-  if (!ok)
-    return GTK_INPUT_ERROR; /* GTK shows the value as it was */
-  *value = v;
-  return TRUE;
+  /* Not a number: the value stays as it was (GTK applies *value, clamped, even then). */
+  *value = ok ? v : gtk_adjustment_get_value (gtk_spin_button_get_adjustment (spin));
+  return ok ? TRUE : GTK_INPUT_ERROR;
 }
 
 static void
 accept_typed_numbers (GtkWidget *spin, const gfx_param_desc *d)
 {
   gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), FALSE);
-  g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), (gpointer) d);
+  /* After the class handler: "input" keeps the last handler's answer, and GimpSpinButton
+   * (the scale entries') has one that answers "not handled", so GTK's own parse ("2,5"
+   * is 2 in a locale with a decimal point) overrode this one. */
+  g_signal_connect_after (spin, "input", G_CALLBACK (on_spin_input), (gpointer) d);
 }
 
 static double

@@ -100,6 +100,34 @@ if typed deblur-typed "IIR Deblur (quadrant filters)" rgba8.png \
     "$work/cli-deblur.png"
 fi
 
+# A long filter-file path typed into the deblur dialog (no spaces: the messages naming it
+# cannot wrap at a word) must not widen the dialog: it grew from ~830 to 2127 px, past a
+# 1600 px screen, and OK and Cancel could no longer be reached.
+forget_last_values
+GPUFX_DIALOG_AUTO_CANCEL=25 gimp_batch "$work/wide.log" \
+  "$(scm_run rgba8.png wide.png '(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 0)')" &
+pid=$!
+if wid=$(wait_window "IIR Deblur (quadrant filters)"); then
+  sleep 1
+  width_of () { xwininfo -id "$wid" | awk '/Width:/ { print $2 }'; }
+  before=$(width_of)
+  long=$work/$(printf 'averyveryverylongfoldername%.0s' 1 2 3 4 5 6 7 8)/filter.iir
+  for k in alt+f ctrl+a "type:$long" Tab; do
+    if [[ $k == type:* ]]; then xdotool windowfocus --sync "$wid" type --delay 5 "${k#type:}"
+    else xdotool windowfocus --sync "$wid" key --clearmodifiers "$k"; fi
+  done
+  sleep 1.5
+  after=$(width_of)
+  [ -n "$after" ] && [ "$after" -le $((before + 120)) ] \
+    && pass "deblur-dialog-long-path-keeps-its-width ($before -> $after px)" \
+    || fail deblur-dialog-long-path-keeps-its-width "$before -> $after px"
+else
+  fail deblur-dialog-long-path-keeps-its-width "no window"
+fi
+wait $pid
+batch_ok deblur-dialog-long-path-cancelled "$work/wide.log" $? \
+  && check_images deblur-dialog-long-path-untouched same "$work/wide.png" "$work/rgba8.png"
+
 # Under a locale with a decimal comma (de_DE), a value typed with a point reaches the
 # filter as typed, and one with a comma too (GTK's numeric spin buttons dropped the point:
 # 2.5 became 25 and 0.725 became 725, clamped to 10).
@@ -116,6 +144,18 @@ if loc=$(comma_locale); then
   fi
 else
   skip enhance-comma-locale "$loc"
+fi
+
+# Under C's locale (a decimal point), a comma typed into a scale entry is a decimal comma
+# too (2,5 was 2), and a word typed into one leaves the value as it was (abc made k0 its
+# minimum, 0): --gain 2.5 --k0 0.4 --k2 0.65.
+if typed enhance-comma-c-locale "Local Enhance (histogram statistics)" rgba8.png \
+     '(plug-in-gpufx-local-enhance RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0)' \
+     $(field g 2,5) $(field 0 abc) $(field 2 0,65) alt+o; then
+  "$cli" enhance "$work/rgba8.png" "$work/cli-comma-c.png" --gain 2.5 --k0 0.4 --k2 0.65 \
+    --backend cpu --quiet
+  compare_images enhance-comma-and-word-typed-under-C "$work/typed-enhance-comma-c-locale.png" \
+    "$work/cli-comma-c.png"
 fi
 
 # Values between the allowed ones: a window n typed even (4) and stepped up with the arrow
