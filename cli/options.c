@@ -164,8 +164,11 @@ cli_help (const cli_spec *spec, FILE *out)
              ".tif, .jpg, .ppm, ...).\nIN - reads standard input; OUT - writes PNG to standard "
              "output (tif:-, jpg:-, exr:-, ...\nanother format). The input's precision and alpha "
              "are kept where the format can hold them;\na note says what it cannot (.tif "
-             "holds both).\nExit status: 0 ok, 2 bad usage or input, 3 "
-             "unstable filter, 1 other failures.\n");
+             "holds both).\n");
+  /* Every sub-command that reads or writes files ends the same way. */
+  if (spec->processing || spec->set)
+    fprintf (out, "Exit status: 0 ok, 2 bad usage or input, 3 unstable filter, 1 other "
+             "failures.\n");
 }
 
 /* "--kernel fs jjn ...", "--filter :file", "--levels :value", "--quiet": one line an
