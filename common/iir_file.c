@@ -196,6 +196,9 @@ gfx_iir_read (const char *path, gfx_iir_filter *f, gfx_error *err)
     return gfx_fail (err, GFX_ERR_INPUT, "filter file '%s' cannot be read: not a regular file (%s)",
                      path, S_ISDIR (sb.st_mode) ? "a folder" : "a device, fifo or socket");
   FILE *fp = fopen (path, "rb");
+  if (!fp && errno == ENOENT && !strcmp (path, "-")) /* images take "-", filter files not */
+    return gfx_fail (err, GFX_ERR_INPUT, "filter file '-' cannot be read: a filter file is "
+                     "read from a file named by its path, not from standard input");
   if (!fp) /* missing or unreadable: bad input (CLI exit 2), as for an input image */
     return gfx_fail (err, GFX_ERR_INPUT, "filter file '%s' cannot be read: %s", path,
                      strerror (errno));
