@@ -127,8 +127,9 @@ gfx_param_describe_range (const gfx_param_desc *d, char *buf, size_t len)
       }
     case GFX_PT_FLOAT:
       {
-        gfx_snprintf_c (buf, len, "%s%g to %g", /* as the values are written */
-                        (d->flags & GFX_PF_MIN_EXCLUSIVE) ? "above " : "", d->min, d->max);
+        gfx_snprintf_c (buf, len, /* as the values are written */
+                        (d->flags & GFX_PF_MIN_EXCLUSIVE) ? "more than %g, up to %g"
+                                                          : "%g to %g", d->min, d->max);
         break;
       }
     }

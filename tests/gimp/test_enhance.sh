@@ -185,7 +185,7 @@ gimp_batch "$work/bad.log" "${schemes[@]}"
 n=$(grep -c 'batch command experienced an execution error' "$work/bad.log")
 [ "$n" -eq ${#bad[@]} ] && pass enhance-bad-all-refused \
   || fail enhance-bad-all-refused "$n of ${#bad[@]} calls refused"
-batch_error enhance-bad-gain "$work/bad.log" 0 'gain = 0 .*above 0 to 64'
+batch_error enhance-bad-gain "$work/bad.log" 0 'gain = 0 .*more than 0, up to 64'
 batch_error enhance-bad-window-even "$work/bad.log" 0 'window = 4 .*odd'
 batch_error enhance-bad-k1-above-k2 "$work/bad.log" 0 'k1 = 0.5 .*k1 <= k2'
 batch_error enhance-bad-4th-k0-above-k1 "$work/bad.log" 0 'k0 = 0.4 .*k0 <= k1'

@@ -60,8 +60,8 @@ bad_calls bad-halftone plug-in-gpufx-halftone \
   "0 2 0 0 -2" 'margin = -2 .*-1 \(auto\)' "0 2 0 0 1048577" 'margin = 1048577 .*1048576'
 
 bad_calls bad-local-enhance plug-in-gpufx-local-enhance \
-  "0 0.4 0.02 0.4 0.4 0 3 0 0 0" 'gain = 0 .*above 0 to 64' \
-  "64.01 0.4 0.02 0.4 0.4 0 3 0 0 0" 'gain = 64.01 .*above 0 to 64' \
+  "0 0.4 0.02 0.4 0.4 0 3 0 0 0" 'gain = 0 .*more than 0, up to 64' \
+  "64.01 0.4 0.02 0.4 0.4 0 3 0 0 0" 'gain = 64.01 .*more than 0, up to 64' \
   "$NAN 0.4 0.02 0.4 0.4 0 3 0 0 0" "value '-?nan' for argument 'gain'" \
   "$INF 0.4 0.02 0.4 0.4 0 3 0 0 0" "value 'inf' for argument 'gain'" \
   "4 -0.01 0.02 0.4 0.4 0 3 0 0 0" 'k0 = -0.01 .*0 to 10' \
