@@ -13,10 +13,12 @@ gfx_status
 cli_cmyk_jpeg_as_gimp (const char *path, GeglBuffer *buffer, gfx_image *img, gfx_error *err)
 {
   const Babl *fmt = gegl_buffer_get_format (buffer);
-  const char *loader = cli_loader_by_signature (path);
   if (strcmp (babl_get_name (babl_format_get_model (fmt)), "cmyk")
-      || babl_space_is_cmyk (babl_format_get_space (fmt)) || !loader
-      || strcmp (loader, "gegl:jpg-load") || img->depth != GFX_U8 || img->channels != 3)
+      || babl_space_is_cmyk (babl_format_get_space (fmt)) || img->depth != GFX_U8
+      || img->channels != 3)
+    return GFX_OK;
+  const char *loader = cli_loader_by_signature (path); /* opens the file: CMYK ones only */
+  if (!loader || strcmp (loader, "gegl:jpg-load"))
     return GFX_OK;
   const size_t pixels = (size_t) img->width * img->height;
   unsigned char *ink = malloc (pixels * 4), *rgb = img->pixels;

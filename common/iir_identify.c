@@ -349,7 +349,7 @@ gfx_iir_identify (const gfx_image *blurred, const gfx_image *sharp, int m1, int 
                        "must be a sharp original of the same scene)");
       if (st == GFX_OK)
         st = sharp ? reference_pairs (lb, ls, w, h, &ps, rep, err)
-                 : automatic_pairs (lb, w, h, &ps, rep, err);
+                   : automatic_pairs (lb, w, h, &ps, rep, err);
     }
   rep->n_fragments = ps.n;
   if (st == GFX_OK)
