@@ -24,8 +24,12 @@ const char *cli_loader_for_content (const char *path);
 /* The loader they name, whether GEGL has it or not (GEGL need not run), or NULL. */
 const char *cli_loader_by_signature (const char *path);
 /* Whether the file at path is one only ImageMagick reads here (BMP, TGA, PSD...), by its
- * extension (magick_convert.c). */
+ * extension or its first bytes (magick_convert.c). */
 bool cli_magick_only (const char *path);
+/* Whether the first bytes of the file at path name a format only ImageMagick reads here,
+ * whatever its name says: a BMP named .png, or on standard input (no name at all), went
+ * to gegl:load, which refused it or took it to gegl:magick-load (image_sniff.c). */
+bool cli_magick_by_signature (const char *path);
 /* Has ImageMagick's convert write the file at path (called name in messages) as an untagged
  * PNG in $TMPDIR, named in png (the caller removes it).  False where convert cannot be
  * run (png ""); true otherwise, png "" and err set when convert failed. */

@@ -26,47 +26,6 @@ static const char *const MAGICK_ONLY[] = {
   ".qoi", ".xwd", ".pam", ".pbm",
 };
 
-/* First bytes of formats only ImageMagick reads here. */
-static const struct {
-  const char *magic;
-  size_t at, len;
-} MAGICK_MAGIC[] = {
-  { "8BPS", 0, 4 },                          /* Photoshop */
-  { "qoif", 0, 4 },                          /* QOI */
-  { "\0\0\0\x0cjP  \r\n\x87\n", 0, 12 },      /* JPEG 2000 */
-  { "\xff\x4f\xff\x51", 0, 4 },              /* JPEG 2000 codestream */
-  { "DDS ", 0, 4 },                          /* DirectDraw surface */
-  { "\x59\xa6\x6a\x95", 0, 4 },              /* Sun raster */
-  { "ftypheic", 4, 8 }, { "ftypheix", 4, 8 }, { "ftypmif1", 4, 8 }, { "ftypavif", 4, 8 },
-  { "PF\n", 0, 3 }, { "Pf\n", 0, 3 },          /* PFM, colour and gray */
-  { "P1", 0, 2 }, { "P4", 0, 2 }, { "P7", 0, 2 }, /* Netpbm that GEGL's ppm-load does not read */
-};
-
-/* Whether the first bytes of the file at path name a format only ImageMagick reads here,
- * whatever its name says: a BMP named .png, or on standard input (no name at all), went to
- * gegl:load, which refused it or took it to gegl:magick-load (see above). */
-static bool
-magick_by_content (const char *path)
-{
-  unsigned char h[32] = { 0 };
-  FILE *f = fopen (path, "rb");
-  if (!f)
-    return false;
-  size_t got = fread (h, 1, sizeof h, f);
-  fclose (f);
-  /* "BM", then a DIB header that says its own size: 12, 40, 52, 56, 64, 108 or 124. */
-  const unsigned dib = h[14] | h[15] << 8 | (unsigned) h[16] << 16 | (unsigned) h[17] << 24;
-  if (got >= 18 && !memcmp (h, "BM", 2)
-      && (dib == 12 || dib == 40 || dib == 52 || dib == 56 || dib == 64 || dib == 108
-          || dib == 124))
-    return true;
-  for (size_t i = 0; i < sizeof MAGICK_MAGIC / sizeof MAGICK_MAGIC[0]; i++)
-    if (got >= MAGICK_MAGIC[i].at + MAGICK_MAGIC[i].len
-        && !memcmp (h + MAGICK_MAGIC[i].at, MAGICK_MAGIC[i].magic, MAGICK_MAGIC[i].len))
-      return true;
-  return false;
-}
-
 bool
 cli_magick_only (const char *path)
 {
@@ -74,7 +33,7 @@ cli_magick_only (const char *path)
   for (size_t i = 0; ext && i < sizeof MAGICK_ONLY / sizeof MAGICK_ONLY[0]; i++)
     if (!g_ascii_strcasecmp (ext, MAGICK_ONLY[i]))
       return true;
-  return magick_by_content (path);
+  return cli_magick_by_signature (path);
 }
 
 /* In convert's process, before it starts: the file at fd becomes its standard input. */
