@@ -1,6 +1,7 @@
 /* Reading images with GEGL for the CLI, and starting GEGL (see cli.h; image_save.c
  * writes them). */
 #include <errno.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,6 +350,21 @@ cli_load (const char *path, gfx_image *img, char *note, size_t note_len, gfx_err
   return st;
 }
 
+/* Adds a clause to the load's note, after "; " where it has one already. */
+static void G_GNUC_PRINTF (3, 4)
+add_note (char *note, size_t len, const char *fmt, ...)
+{
+  size_t used = strlen (note);
+  if (used && used + 2 < len)
+    used += (size_t) snprintf (note + used, len - used, "; ");
+  if (used + 1 >= len)
+    return;
+  va_list args;
+  va_start (args, fmt);
+  vsnprintf (note + used, len - used, fmt, args);
+  va_end (args);
+}
+
 /* cli_load_source of the file at path, called name in messages. */
 static gfx_status
 load_source (const char *path, const char *name, gfx_image *img, cli_source *src, char *note,
@@ -394,14 +410,12 @@ load_source (const char *path, const char *name, gfx_image *img, cli_source *src
   gfx_depth depth;
   pick_layout (gegl_buffer_get_format (buffer), &colors, &alpha, &depth);
   bool indexed = babl_format_is_palette (gegl_buffer_get_format (buffer)) || file_is_indexed (path);
-  int used = 0;
   if (indexed)
-    used = snprintf (note, note_len, "%s is an indexed image: converted to %s", name,
-                     alpha ? "RGBA" : "RGB");
-  if ((frames > 1 || pages > 1) && used >= 0 && (size_t) used < note_len) /* GEGL reads the first */
-    snprintf (note + used, note_len - (size_t) used, "%s%s has %d %s: the first is used",
-              used ? "; " : "", used ? "it" : name, frames > 1 ? frames : pages,
-              frames > 1 ? "frames" : "pages");
+    add_note (note, note_len, "%s is an indexed image: converted to %s", name,
+              alpha ? "RGBA" : "RGB");
+  if (frames > 1 || pages > 1) /* GEGL reads the first */
+    add_note (note, note_len, "%s has %d %s: the first is used", note[0] ? "it" : name,
+              frames > 1 ? frames : pages, frames > 1 ? "frames" : "pages");
   gfx_status st = gfx_image_alloc (img, r->width, r->height, colors + (alpha ? 1 : 0), alpha,
                                    depth, err);
   /* The file's own colour space: only the encoding changes, never the primaries (an
@@ -429,11 +443,9 @@ load_source (const char *path, const char *name, gfx_image *img, cli_source *src
                                             "flipped upside down", "transposed",
                                             "turned a quarter clockwise", "transversed",
                                             "turned a quarter anticlockwise" };
-      used = (int) strlen (note);
-      if (st == GFX_OK && (size_t) used < note_len)
-        snprintf (note + used, note_len - (size_t) used, "%s%s %s, as its EXIF orientation "
-                  "(%d) asks", used ? "; " : "", used ? "it is" : name, turned[orientation],
-                  orientation);
+      if (st == GFX_OK)
+        add_note (note, note_len, "%s %s, as its EXIF orientation (%d) asks",
+                  note[0] ? "it is" : name, turned[orientation], orientation);
     }
   if (st == GFX_OK && orientation == 1
       && same_samples_other_encoding (gegl_buffer_get_format (buffer), work))
