@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "image_io.h"
+#include "rgbe_read.h"
 #include "exif_orientation.h"
 #include "tiff_pages.h"
 #include "private_tmp.h"
@@ -239,11 +240,41 @@ check_size (const char *name, const GeglRectangle *box, gfx_error *err)
   return GFX_OK;
 }
 
+/* Radiance HDR, read by gpufx itself (rgbe_read.h says why): linear RGB floats, as GEGL's
+ * loader gives them where it can. */
+static GeglBuffer *
+load_rgbe (const char *path, const char *name, gfx_error *err)
+{
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    {
+      gfx_fail (err, GFX_ERR_INPUT, "%s: cannot read: %s", name, strerror (errno));
+      return NULL;
+    }
+  cli_rgbe_header head;
+  gfx_image img = { 0 };
+  gfx_status st = cli_rgbe_read_header (f, name, &head, err);
+  const GeglRectangle box = { 0, 0, head.width, head.height };
+  if (st == GFX_OK)
+    st = check_size (name, &box, err);
+  if (st == GFX_OK)
+    st = cli_rgbe_read_pixels (f, name, &head, &img, err);
+  fclose (f);
+  if (st != GFX_OK)
+    return NULL;
+  return gegl_buffer_linear_new_from_data (img.pixels, babl_format ("RGB float"), &box,
+                                           GEGL_AUTO_ROWSTRIDE, free, NULL);
+}
+
 static GeglBuffer *
 load_buffer (const char *path, const char *name, int *frames, gfx_error *err)
 {
   GeglBuffer *buffer = NULL;
   char said[256], converted[GFX_PATH_LEN] = "";
+  *frames = 1;
+  const char *named = cli_loader_by_signature (path);
+  if (named && !strcmp (named, "gegl:rgbe-load"))
+    return load_rgbe (path, name, err);
   const char *loader = cli_loader_for_content (path);
   if (!loader && cli_magick_only (path)
       && cli_magick_to_png (path, name, converted, sizeof converted, err))

@@ -3,7 +3,8 @@
 # ASan and UBSan: fuzz_iir_file (the filter-file parser) and fuzz_cli_options (the CLI's
 # option parser against every filter's parameter table; nothing is run) and
 # fuzz_tiff_pages (the TIFF page count and the EXIF orientation, which follow offsets read
-# from the file).  Also builds
+# from the file) and fuzz_rgbe (the Radiance HDR reader: sizes, runs and repeat counts).
+# Also builds
 # the replay programs (same harnesses, a plain main() that runs each file given) used by
 # tests/unit/test_fuzz_regress.c's counterpart when clang's fuzzer runtime is missing.
 # Exit 0 when built; 77 when clang or its fuzzer runtime is missing (the caller SKIPs).
@@ -21,7 +22,7 @@ mkdir -p "$out/obj"
 FLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -pthread -ffp-contract=off -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 objs=()
 for src in "$top"/common/*.c "$top"/cli/options.c "$top"/cli/tiff_pages.c \
-    "$top"/cli/exif_orientation.c; do
+    "$top"/cli/exif_orientation.c "$top"/cli/rgbe_read.c; do
   o="$out/obj/$(basename "$src" .c).o"
   if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ -n "$(find "$top/common" "$top/cli" -name '*.h' -newer "$o" 2>/dev/null | head -1)" ]; then
     "$CLANG" $FLAGS -c "$src" -o "$o" &
@@ -31,6 +32,6 @@ for src in "$top"/common/*.c "$top"/cli/options.c "$top"/cli/tiff_pages.c \
 done
 wait
 LIBS="-llapacke -lgsl -lgslcblas -lm -pthread"
-for h in fuzz_iir_file fuzz_cli_options fuzz_tiff_pages; do
+for h in fuzz_iir_file fuzz_cli_options fuzz_tiff_pages fuzz_rgbe; do
   "$CLANG" $FLAGS -fsanitize=fuzzer "$top/tests/fuzz/$h.c" "${objs[@]}" -o "$out/$h" $LIBS
 done

@@ -1,8 +1,8 @@
 """Bounded fuzzing in `make check` (issue 8): the filter-file parser, the CLI's option
-parser and the TIFF page count under libFuzzer with ASan and UBSan, GPUFX_FUZZ_SECONDS each (default 15), seeded
-from tests/fuzz/corpus_*.  SKIPs with the reason when clang or its fuzzer runtime
+parser, the TIFF page count and the Radiance HDR reader under libFuzzer with ASan and
+UBSan, GPUFX_FUZZ_SECONDS each (default 15), seeded from tests/fuzz/corpus_*.  SKIPs with the reason when clang or its fuzzer runtime
 (libclang-rt-14-dev) is missing.  A crash FAILs with the input kept under build/fuzz/
-crashes/: copy it into tests/fuzz/crashers/ (iir-*, cli-* or tiff-*) so that
+crashes/: copy it into tests/fuzz/crashers/ (iir-*, cli-*, tiff-* or rgbe-*) so that
 tests/unit/test_fuzz_regress replays it in every run.  The kept crashers are also replayed
 here through the fuzzing binaries."""
 import glob
@@ -16,7 +16,8 @@ import gfxtest as T
 FUZZ = os.path.join(T.ROOT, "tests", "fuzz")
 HARNESSES = [("fuzz_iir_file", "corpus_iir", "iir-", 4096),
              ("fuzz_cli_options", "corpus_cli", "cli-", 1024),
-             ("fuzz_tiff_pages", "corpus_tiff", "tiff-", 4096)]
+             ("fuzz_tiff_pages", "corpus_tiff", "tiff-", 4096),
+             ("fuzz_rgbe", "corpus_rgbe", "rgbe-", 4096)]
 
 
 def build(out):

@@ -1,8 +1,8 @@
 /* Replays the fuzzing inputs in the normal suite (and under ASan/UBSan in make check):
  * every file in tests/fuzz/crashers/ (inputs that once crashed a harness, kept as
  * regressions: iir-* for the filter-file parser, cli-* for the option parser, tiff-* for
- * the TIFF page count and the EXIF orientation) and the seed corpora tests/fuzz/corpus_iir,
- * corpus_cli and corpus_tiff, through the same harness code that libFuzzer runs
+ * the TIFF page count and the EXIF orientation, rgbe-* for the Radiance HDR reader) and the
+ * seed corpora tests/fuzz/corpus_iir, corpus_cli, corpus_tiff and corpus_rgbe, through the same harness code that libFuzzer runs
  * (tests/fuzz/fuzz_*.c; a broken promise there aborts). */
 #define FUZZ_NO_ENTRY 1
 #include <dirent.h>
@@ -18,6 +18,8 @@
 #include "../../cli/tiff_pages.c"
 #include "../../cli/exif_orientation.c"
 #include "../fuzz/fuzz_tiff_pages.c"
+#include "../../cli/rgbe_read.c"
+#include "../fuzz/fuzz_rgbe.c"
 #include "check.h"
 
 /* tests/fuzz, found from the working directory or from this program's place. */
@@ -172,5 +174,12 @@ main (int argc, char **argv)
       const int got = cli_file_orientation (sub);
       CHECK (got == want, "EXIF orientation of %s: %d (want %d)", turned[i], got, want);
     }
+
+  snprintf (sub, sizeof sub, "%s/corpus_rgbe", dir);
+  n = replay (sub, "", fuzz_rgbe_one);
+  CHECK (n >= 8, "Radiance HDR reader: %d seed files keep its promises", n);
+  snprintf (sub, sizeof sub, "%s/crashers", dir);
+  n = replay (sub, "rgbe-", fuzz_rgbe_one);
+  CHECK (1, "Radiance HDR reader: %d kept crashers replay without a crash", n);
   return check_exit_status ();
 }
