@@ -272,6 +272,10 @@ cli_parse (const cli_spec *spec, int argc, char **argv, void *values, cli_args *
             given[(d - spec->set->params) % 64] = true;
           rc = parse_option (spec, argc, argv, &i, values, args);
         }
+      else if (!only_positionals && a[0] == '-' && a[1] != '\0') /* "-o", a typo: no file */
+        rc = cli_fail (spec->cmd, CLI_USAGE, "unknown option '%s': gpufx's options are long "
+                       "ones, --name (see gpufx %s --help); a file whose name starts with - "
+                       "goes after --", a, spec->cmd);
       else if (n_pos < spec->n_positionals)
         args->pos[n_pos++] = a;
       else

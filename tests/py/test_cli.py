@@ -43,6 +43,13 @@ def check_usage_errors(src, out):
     expect_error("backend bogus refused", ["halftone", src, out, "--backend", "fpga"], 2,
                  "backend", "auto")
     expect_error("unknown option", ["halftone", src, out, "--dither"], 2, "--dither")
+    for cmd, args in (("halftone", [src, "-o", out]), ("enhance", [src, out, "-q"]),
+                      ("identify", ["-x"]), ("stability", ["-p"])):
+        flag = [a for a in args if a.startswith("-")][0]
+        expect_error(f"{cmd} {flag}: an unknown short option, not a file name",
+                     [cmd, *args], 2, f"unknown option '{flag}'", "--help", "after --")
+        T.check(not os.path.exists(os.path.join(os.path.dirname(out), flag)),
+                f"{cmd} {flag}: no file named {flag} written")
     expect_error("option without its value", ["halftone", src, out, "--levels"], 2,
                  "--levels", "value")
     expect_error("missing OUT", ["halftone", src], 2, "usage")
