@@ -1,6 +1,7 @@
 /* The local-enhance parameters, declared once, and the filter descriptor. */
 #include <stddef.h>
 
+#include "c_numbers.h"
 #include "enhance.h"
 
 const char *const gfx_enhance_rule_choices[] = { "3rd", "4th", NULL };
@@ -63,6 +64,19 @@ gfx_enhance_rule_example (int rule, gfx_enhance_params *p)
   p->k0 = e[0], p->k1 = e[1], p->k2 = e[2], p->k3 = e[3];
 }
 
+/* Two bounds in the wrong order: both named with their values as given (%g would round
+ * 0.0199999999 to 0.02 and call 0.02 <= 0.02 wrong), neither blamed. */
+static gfx_status
+bounds_out_of_order (gfx_error *err, const char *lo, double lo_v, const char *hi, double hi_v,
+                     const char *rule, const char *more)
+{
+  char a[40], b[40];
+  gfx_param_value_text (lo_v, a, sizeof a);
+  gfx_param_value_text (hi_v, b, sizeof b);
+  return gfx_fail (err, GFX_ERR_PARAM, "%s = %s and %s = %s are not allowed together: the "
+                   "%s rule needs %s <= %s%s", lo, a, hi, b, rule, lo, hi, more);
+}
+
 static gfx_status
 enhance_check (const void *values, gfx_error *err)
 {
@@ -71,22 +85,18 @@ enhance_check (const void *values, gfx_error *err)
     return gfx_fail (err, GFX_ERR_PARAM,
                      "window = %d is not allowed: an odd number from 3 to 255", p->window);
   if (p->rule == GFX_RULE_3RD && p->k1 > p->k2)
-    return gfx_fail (err, GFX_ERR_PARAM,
-                     "k1 = %g is not allowed: the 3rd-edition rule needs k1 <= k2 (k2 = %g)",
-                     p->k1, p->k2);
+    return bounds_out_of_order (err, "k1", p->k1, "k2", p->k2, "3rd-edition", "");
   if (p->rule == GFX_RULE_4TH && p->k0 > p->k1)
     {
       gfx_enhance_params e;
       gfx_enhance_rule_example (GFX_RULE_4TH, &e);
-      return gfx_fail (err, GFX_ERR_PARAM,
-                       "k0 = %g is not allowed: the 4th-edition rule needs k0 <= k1 (k1 = %g); "
-                       "with it, k0 = %g, k1 = %g, k2 = %g and k3 = %g make the 3rd "
-                       "edition's default test", p->k0, p->k1, e.k0, e.k1, e.k2, e.k3);
+      char example[160];
+      gfx_snprintf_c (example, sizeof example, "; with it, k0 = %g, k1 = %g, k2 = %g and k3 = "
+                      "%g make the 3rd edition's default test", e.k0, e.k1, e.k2, e.k3);
+      return bounds_out_of_order (err, "k0", p->k0, "k1", p->k1, "4th-edition", example);
     }
   if (p->rule == GFX_RULE_4TH && p->k2 > p->k3)
-    return gfx_fail (err, GFX_ERR_PARAM,
-                     "k2 = %g is not allowed: the 4th-edition rule needs k2 <= k3 (k3 = %g)",
-                     p->k2, p->k3);
+    return bounds_out_of_order (err, "k2", p->k2, "k3", p->k3, "4th-edition", "");
   return GFX_OK;
 }
 

@@ -135,6 +135,15 @@ gfx_param_describe_range (const gfx_param_desc *d, char *buf, size_t len)
     }
 }
 
+void
+gfx_param_value_text (double v, char *buf, size_t len)
+{
+  for (int digits = 10; digits <= 17; digits++)
+    if (gfx_snprintf_c (buf, len, "%.*g", digits, v) > 0
+        && (isnan (v) || gfx_strtod_c (buf, NULL) == v))
+      break;
+}
+
 gfx_status
 gfx_param_check (const gfx_param_desc *d, const void *values, gfx_error *err)
 {
@@ -151,10 +160,7 @@ gfx_param_check (const gfx_param_desc *d, const void *values, gfx_error *err)
   /* The value as given, to the digit that puts it out of range: %.10g would call
    * 64.0000000001 "64" and then say 64 is not allowed. */
   char text[40];
-  for (int digits = 10; digits <= 17; digits++)
-    if (gfx_snprintf_c (text, sizeof text, "%.*g", digits, v) > 0
-        && (isnan (v) || gfx_strtod_c (text, NULL) == v))
-      break;
+  gfx_param_value_text (v, text, sizeof text);
   return gfx_fail (err, GFX_ERR_PARAM, "%s = %s is out of range: allowed %s", d->name, text,
                    range);
 }

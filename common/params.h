@@ -93,5 +93,8 @@ gfx_status gfx_param_parse (const gfx_param_desc *d, void *values, const char *t
 void gfx_param_describe_range (const gfx_param_desc *d, char *buf, size_t len);
 /* Checks one value against its declared range. */
 gfx_status gfx_param_check (const gfx_param_desc *d, const void *values, gfx_error *err);
+/* v as the shortest text that reads back as v ("0.0199999999", not %g's "0.02"), in C's
+ * syntax: messages quote a value as it was given. */
+void gfx_param_value_text (double v, char *buf, size_t len);
 
 #endif

@@ -43,6 +43,12 @@ def check_usage_errors(src, out):
     expect_error("backend bogus refused", ["halftone", src, out, "--backend", "fpga"], 2,
                  "backend", "auto")
     expect_error("unknown option", ["halftone", src, out, "--dither"], 2, "--dither")
+    expect_error("k2 just below k1: both named, with their values as given (not 0.02 <= 0.02)",
+                 ["enhance", src, out, "--k2", "0.0199999999"], 2, "k1 = 0.02 and",
+                 "k2 = 0.0199999999", "k1 <= k2")
+    expect_error("4th edition k2 above k3: both named",
+                 ["enhance", src, out, "--rule", "4th", "--k0", "0", "--k3", "0.1"], 2,
+                 "k2 = 0.4 and k3 = 0.1", "k2 <= k3")
     for cmd, args in (("halftone", [src, "-o", out]), ("enhance", [src, out, "-q"]),
                       ("identify", ["-x"]), ("stability", ["-p"])):
         flag = [a for a in args if a.startswith("-")][0]
