@@ -109,8 +109,9 @@ run (const identify_opts *o, const gfx_identify_params *p)
   gfx_iir_filter f;
   gfx_identify_report rep;
   char note[GFX_MSG_LEN], text[2048];
-  gfx_status st = GFX_OK;
-  if (o->fragments[0])
+  /* Both outputs are checked before the work (seconds to minutes on a large image). */
+  gfx_status st = gfx_iir_check_writable (o->output, &err);
+  if (st == GFX_OK && o->fragments[0])
     st = cli_check_output (o->fragments, &err);
   if (st == GFX_OK)
     st = cli_load_source (o->blurred, &blurred, &blurred_src, note, sizeof note, &err);

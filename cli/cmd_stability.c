@@ -106,15 +106,17 @@ stability_main (int argc, char **argv)
       || cli_stdout_reserved ("--stabilise", o.stabilise, &err) != GFX_OK
       || cli_outputs_apart (outs, 2, &in, 1, true, &err) != GFX_OK)
     return cli_fail ("stability", CLI_USAGE, "%s", err.msg);
-  if (gfx_iir_read (args.pos[0], &f, &err) != GFX_OK
+  /* Outputs that cannot be written are refused before the verdict is printed. */
+  if ((o.plot[0] && cli_check_output (o.plot, &err) != GFX_OK)
+      || (o.stabilise[0] && gfx_iir_check_writable (o.stabilise, &err) != GFX_OK)
+      || gfx_iir_read (args.pos[0], &f, &err) != GFX_OK
       || gfx_iir_stability_check (&f, o.samples, &st, &err) != GFX_OK)
     return cli_fail ("stability", cli_exit_code (err.status), "%s", err.msg);
   print_verdict (&st);
   if (o.plot[0])
     {
       gfx_image img;
-      if (cli_check_output (o.plot, &err) != GFX_OK
-          || gfx_iir_plot_loci (&f, o.samples, o.size, &img, &err) != GFX_OK)
+      if (gfx_iir_plot_loci (&f, o.samples, o.size, &img, &err) != GFX_OK)
         return cli_fail ("stability", cli_exit_code (err.status), "%s", err.msg);
       gfx_status s = cli_save (o.plot, &img, &err);
       gfx_image_free (&img);

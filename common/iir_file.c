@@ -351,6 +351,25 @@ open_temp (const char *path, char *tmp, size_t len)
 }
 
 gfx_status
+gfx_iir_check_writable (const char *path, gfx_error *err)
+{
+  if (!path[0])
+    return gfx_fail (err, GFX_ERR_PARAM, "the filter file's name is empty");
+  char target[PATH_MAX], tmp[PATH_MAX + 32];
+  struct stat sb;
+  int e = gfx_file_target (path, target, sizeof target);
+  if (!e && stat (target, &sb) == 0 && S_ISDIR (sb.st_mode))
+    e = EISDIR;
+  FILE *fp = e ? NULL : open_temp (target, tmp, sizeof tmp);
+  if (!fp)
+    return gfx_fail (err, GFX_ERR_IO, "filter file '%s' cannot be written: %s", path,
+                     e ? gfx_file_target_error (e) : strerror (errno));
+  fclose (fp);
+  unlink (tmp);
+  return GFX_OK;
+}
+
+gfx_status
 gfx_iir_write (const char *path, const gfx_iir_filter *f, const char *comment, gfx_error *err)
 {
   char *text = gfx_iir_format (f, comment);

@@ -36,6 +36,12 @@ gfx_status gfx_iir_validate (const gfx_iir_filter *f, gfx_error *err);
  * memory.  `comment` (may be NULL or multi-line) is written as leading `#` lines. */
 char *gfx_iir_format (const gfx_iir_filter *f, const char *comment);
 
+/* Whether gfx_iir_write could write path now (a name, a folder that takes a new file, no
+ * folder or device in its place), found by making and removing the temporary file it would
+ * write first: a long job checks before it starts.  GFX_ERR_PARAM for an empty name,
+ * GFX_ERR_IO with the system's reason otherwise. */
+gfx_status gfx_iir_check_writable (const char *path, gfx_error *err);
+
 /* Writes gfx_iir_format's text to path: GFX_ERR_IO with the system's reason on failure. */
 gfx_status gfx_iir_write (const char *path, const gfx_iir_filter *f, const char *comment,
                           gfx_error *err);

@@ -134,8 +134,30 @@ def main():
                     "exit 2, the filter file kept", r.stderr)
         r = T.run_cli("stability", keep, "--stabilise", keep)
         T.check(r.returncode == 0, "--stabilise may rewrite FILE in place", r.stderr)
+        outputs_checked_first(d, keep)
         readme_example(d)
     T.finish()
+
+
+def outputs_checked_first(d, iir):
+    """Outputs that cannot be written are refused before the work: identify's filter file
+    before the images are read (the sharp reference here is of another size, which
+    identification itself would refuse), stability's before its verdict is printed."""
+    blurred, other = os.path.join(d, "b.png"), os.path.join(d, "s.png")
+    T.save(blurred, T.noise(40, 30))
+    T.save(other, T.noise(41, 30))
+    for out, code, words in ((os.path.join(d, "no", "f.iir"), 1, "No such file"),
+                             (d, 1, "Is a directory"), ("", 2, "name is empty")):
+        r = T.run_cli("identify", "--blurred", blurred, "--sharp", other, "--output=" + out)
+        T.check(r.returncode == code and words in r.stderr and "area" not in r.stderr,
+                f"identify --output={os.path.basename(out) or out!r}: exit {code} ({words}) "
+                "before the images are compared", r.stderr.strip())
+    for args, code in ((["--plot", os.path.join(d, "p.xyz")], 2),
+                       (["--stabilise", os.path.join(d, "no", "s.iir")], 1)):
+        r = T.run_cli("stability", iir, *args)
+        T.check(r.returncode == code and r.stdout == "",
+                f"stability {args[0]} that cannot be written: exit {code}, no verdict printed "
+                "first", r.stdout + r.stderr)
 
 
 def readme_example(d):
