@@ -241,6 +241,32 @@ parse_option (const cli_spec *spec, int argc, char **argv, int *i, void *values,
   return -1;
 }
 
+/* An empty word where a file or value goes ("", --plot=) is a slip, not "not given": it
+ * is named here, before it reaches a message as ": cannot read". */
+static int
+refuse_empty (const cli_spec *spec, const void *values, const cli_args *args,
+              const bool *given)
+{
+  const char *word = spec->usage;
+  for (int k = 0; k < spec->n_positionals; k++, word += strcspn (word, " "), word += *word == ' ')
+    if (!args->pos[k][0])
+      return cli_fail (spec->cmd, CLI_USAGE, "%.*s is empty (usage: gpufx %s %s [options])",
+                       (int) strcspn (word, " "), word, spec->cmd, spec->usage);
+  const char *extra[2][2] = { { "compare", args->compare }, { "mask-out", args->mask_out } };
+  for (int k = 0; k < 2; k++)
+    if (extra[k][1] && !extra[k][1][0])
+      return cli_fail (spec->cmd, CLI_USAGE, "--%s is empty (--%s FILE; see gpufx %s --help)",
+                       extra[k][0], extra[k][0], spec->cmd);
+  for (int i = 0; spec->set && i < spec->set->n_params && i < 64; i++)
+    {
+      const gfx_param_desc *d = &spec->set->params[i];
+      if (given[i] && d->type == GFX_PT_STRING && !gfx_param_get_string (d, values)[0])
+        return cli_fail (spec->cmd, CLI_USAGE, "--%s is empty (--%s%s; see gpufx %s --help)",
+                         gfx_param_cli_name (d), gfx_param_cli_name (d), metavar (d), spec->cmd);
+    }
+  return -1;
+}
+
 int
 cli_parse (const cli_spec *spec, int argc, char **argv, void *values, cli_args *args)
 {
@@ -282,6 +308,10 @@ cli_parse (const cli_spec *spec, int argc, char **argv, void *values, cli_args *
         rc = cli_fail (spec->cmd, CLI_USAGE, "unexpected argument '%s' (usage: gpufx %s %s "
                        "[options])", a, spec->cmd, spec->usage);
     }
+  if (rc >= 0)
+    return rc;
+  if (n_pos == spec->n_positionals)
+    rc = refuse_empty (spec, values, args, given);
   if (rc >= 0)
     return rc;
   if (n_pos < spec->n_positionals)

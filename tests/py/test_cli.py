@@ -43,6 +43,18 @@ def check_usage_errors(src, out):
     expect_error("backend bogus refused", ["halftone", src, out, "--backend", "fpga"], 2,
                  "backend", "auto")
     expect_error("unknown option", ["halftone", src, out, "--dither"], 2, "--dither")
+    iir = os.path.join(os.path.dirname(out), "none.iir")
+    for args, words in ((["halftone", src, ""], "OUT is empty"),
+                        (["halftone", "", out], "IN is empty"),
+                        (["halftone", src, out, "--compare="], "--compare is empty"),
+                        (["enhance", src, out, "--mask-out", ""], "--mask-out is empty"),
+                        (["deblur", src, out, "--filter="], "--filter is empty"),
+                        (["identify", "--blurred=", "--auto", "--output", iir], "--blurred is empty"),
+                        (["identify", "--blurred", src, "--auto", "--mask=", "--output", iir],
+                         "--mask is empty (--mask M1xM2"),
+                        (["stability", ""], "FILE is empty"),
+                        (["stability", iir, "--plot="], "--plot is empty")):
+        expect_error(f"{args[0]} {words}: named, exit 2", args, 2, words)
     expect_error("k2 just below k1: both named, with their values as given (not 0.02 <= 0.02)",
                  ["enhance", src, out, "--k2", "0.0199999999"], 2, "k1 = 0.02 and",
                  "k2 = 0.0199999999", "k1 <= k2")

@@ -147,7 +147,7 @@ def outputs_checked_first(d, iir):
     T.save(blurred, T.noise(40, 30))
     T.save(other, T.noise(41, 30))
     for out, code, words in ((os.path.join(d, "no", "f.iir"), 1, "No such file"),
-                             (d, 1, "Is a directory"), ("", 2, "name is empty")):
+                             (d, 1, "Is a directory"), ("", 2, "--output is empty")):
         r = T.run_cli("identify", "--blurred", blurred, "--sharp", other, "--output=" + out)
         T.check(r.returncode == code and words in r.stderr and "area" not in r.stderr,
                 f"identify --output={os.path.basename(out) or out!r}: exit {code} ({words}) "
