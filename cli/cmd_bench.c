@@ -37,36 +37,63 @@ usage (FILE *to)
            "make bench runs this next to the peers (Pillow, ImageMagick, GEGL, OpenCV...).\n");
 }
 
-/* Handles one of bench's own options at argv[*i]; returns -1 when argv[*i] is not one,
- * else 0 to go on or an exit status + 1000 to return at once. */
+/* bench's own options for bash completion (cli/gpufx.bash): lines "--name [:file | :value]". */
+static void
+complete_words (void)
+{
+  printf ("--quick\n--repeat :value\n--input :file\n--tsv\n--gpu-name\n--copy :file\n"
+          "--threshold\n--help\n");
+}
+
+/* Handles one of bench's own options at argv[*i] ("--name value" or "--name=value");
+ * returns -1 when argv[*i] is not one, else 0 to go on or an exit status + 1000 to return
+ * at once. */
 static int
 own_option (int argc, char **argv, int *i, bench_opts *o, int *quick, const char **input)
 {
-  const char *a = argv[*i];
-  if (strcmp (a, "--help") == 0 || strcmp (a, "-h") == 0)
+  const char *a = argv[*i], *eq = strchr (a, '='), *v = eq ? eq + 1 : NULL;
+  char name[32];
+  snprintf (name, sizeof name, "%.*s", (int) (eq ? eq - a : (long) strlen (a)), a);
+  const bool flag = !strcmp (name, "--help") || !strcmp (name, "-h")
+                    || !strcmp (name, "--gpu-name") || !strcmp (name, "--quick")
+                    || !strcmp (name, "--tsv") || !strcmp (name, "--complete-words");
+  if (flag && v)
+    return 1000 + cli_fail ("bench", CLI_USAGE, "%s takes no value (give %s alone)", name, name);
+  if (!strcmp (name, "--help") || !strcmp (name, "-h"))
     return usage (stdout), 1000 + CLI_OK;
-  if (strcmp (a, "--gpu-name") == 0)
+  if (!strcmp (name, "--complete-words"))
+    return complete_words (), 1000 + CLI_OK;
+  if (!strcmp (name, "--gpu-name"))
     {
-      char name[GFX_MSG_LEN];
-      int ok = gfx_backend_gpu_usable (name, sizeof name);
-      printf ("%s%s%s\n", ok ? "" : "none (", name, ok ? "" : ")");
+      char gpu[GFX_MSG_LEN];
+      int ok = gfx_backend_gpu_usable (gpu, sizeof gpu);
+      printf ("%s%s%s\n", ok ? "" : "none (", gpu, ok ? "" : ")");
       return 1000 + CLI_OK;
     }
-  if (strcmp (a, "--quick") == 0 || strcmp (a, "--tsv") == 0)
+  if (!strcmp (name, "--quick") || !strcmp (name, "--tsv"))
     {
-      *(a[2] == 'q' ? quick : &o->tsv) = 1;
+      *(name[2] == 'q' ? quick : &o->tsv) = 1;
       return 0;
     }
-  if (strcmp (a, "--input") != 0 && strcmp (a, "--repeat") != 0)
+  if (strcmp (name, "--input") != 0 && strcmp (name, "--repeat") != 0)
     return -1;
-  if (*i + 1 >= argc)
-    return 1000 + cli_fail ("bench", CLI_USAGE, "%s needs a value", a);
-  const char *v = argv[++*i];
-  if (a[2] == 'i')
-    *input = v;
-  else if ((o->repeat = atoi (v)) < 1 || o->repeat > BENCH_MAX_REPEAT)
-    return 1000 + cli_fail ("bench", CLI_USAGE, "--repeat = %s: allowed 1 to %d", v,
-                            BENCH_MAX_REPEAT);
+  if (!v && *i + 1 >= argc)
+    return 1000 + cli_fail ("bench", CLI_USAGE, "%s needs a value", name);
+  if (!v)
+    v = argv[++*i];
+  if (!v[0])
+    return 1000 + cli_fail ("bench", CLI_USAGE, "%s is empty (see gpufx bench --help)", name);
+  if (name[2] == 'i')
+    {
+      *input = v;
+      return 0;
+    }
+  char *end;
+  const long n = strtol (v, &end, 10);
+  if (*end || n < 1 || n > BENCH_MAX_REPEAT) /* "1e3" and "5x" are no whole numbers */
+    return 1000 + cli_fail ("bench", CLI_USAGE, "--repeat = %s is not allowed: a whole number "
+                            "from 1 to %d", v, BENCH_MAX_REPEAT);
+  o->repeat = (int) n;
   return 0;
 }
 

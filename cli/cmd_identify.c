@@ -31,6 +31,7 @@ static const gfx_param_desc identify_cli_params[] = {
   { .name = "auto", .type = GFX_PT_BOOL, .offset = FIELD (automatic),
     .help = "find straight edges in the blurred image and retouch them into ideal steps" },
   { .name = "mask", .type = GFX_PT_STRING, .offset = FIELD (mask), .cli_value = " M1xM2",
+    .flags = GFX_PF_NOT_FILE,
     .help = "mask M1xM2 of each quadrant, 1 to 7 each (default 3x3)" },
   { .name = "method", .type = GFX_PT_ENUM, .offset = FIELD (method), .def = GFX_IDENTIFY_LS,
     .choices = gfx_identify_method_choices,

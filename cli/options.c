@@ -183,8 +183,8 @@ words_line (void *ctx, const char *name, const char *meta, const char *help,
   if (d && d->type == GFX_PT_ENUM)
     for (int i = 0; d->choices[i]; i++)
       fprintf (out, " %s", d->choices[i]);
-  else if (!strcmp (meta, " FILE"))
-    fprintf (out, " :file");
+  else if (d ? d->type == GFX_PT_STRING && !(d->flags & GFX_PF_NOT_FILE) : !strcmp (meta, " FILE"))
+    fprintf (out, " :file"); /* FILE, PNG (stability --plot)... */
   else if (*meta)
     fprintf (out, " :value");
   fputc ('\n', out);

@@ -29,7 +29,8 @@ enum {
   GFX_PF_NO_CLI = 1 << 2,        /* not a CLI option */
   GFX_PF_NO_DIALOG = 1 << 3,     /* not shown in the dialog */
   GFX_PF_MIN_EXCLUSIVE = 1 << 4, /* the minimum itself is not allowed (0 < E) */
-  GFX_PF_REQUIRED = 1 << 5       /* CLI: must be given */
+  GFX_PF_REQUIRED = 1 << 5,      /* CLI: must be given */
+  GFX_PF_NOT_FILE = 1 << 6       /* a string that names no file (identify's --mask 3x3) */
 };
 
 typedef struct {

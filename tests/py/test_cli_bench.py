@@ -112,7 +112,11 @@ def copy(src, img, d):
 
 def usage(src):
     cases = [
-        (("--repeat", "0"), "--repeat = 0: allowed 1 to 1000"),
+        (("--repeat", "0"), "--repeat = 0 is not allowed: a whole number from 1 to 1000"),
+        (("--repeat", "1e3"), "--repeat = 1e3 is not allowed"),  # atoi ran it once
+        (("--repeat=5x",), "--repeat = 5x is not allowed"),      # and this 5 times
+        (("--quick=1",), "--quick takes no value"),
+        (("enhance", "--input="), "--input is empty"),
         (("--repeat",), "--repeat needs a value"),
         (("--frob",), "unknown option --frob"),
         (("nope", "--input", src), "no filter nope"),
@@ -128,6 +132,11 @@ def usage(src):
     r = T.run_cli("bench", "enhance", "--input", "/nonexistent/x.png", "--backend", "cpu")
     T.check(r.returncode != 0 and "/nonexistent/x.png" in r.stderr,
             "bench with a missing input names the file", r.stderr.strip())
+    r = T.run_cli("bench", "enhance", f"--input={src}", "--repeat=2", "--tsv", "--backend",
+                  "cpu")
+    fields = r.stdout.strip().split("\t")
+    T.check(r.returncode == 0 and len(fields) == 7 and fields[5] == "2",
+            "bench --input=FILE --repeat=2: the equals form, 2 repeats", r.stdout + r.stderr)
     r = T.run_cli("bench", "--help")
     T.check(r.returncode == 0 and r.stdout.startswith("Usage: gpufx bench"),
             "bench --help", r.stdout[:80])

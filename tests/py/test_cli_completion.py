@@ -59,7 +59,19 @@ with tempfile.TemporaryDirectory() as d:
     T.check(got == ["moon.png"], "a positional argument completes file names", str(got))
     got = complete("gpufx", "halftone", "--levels", "", cwd=d)[0]
     T.check(got == [], "a number is not offered file names", str(got))
-for words in [("gpufx", "bench", "--"), ("gpufx", "--version", "")]:
+    got = complete("gpufx", "stability", "camera.iir", "--plot", "m", cwd=d)[0]
+    T.check(got == ["moon.png"], "stability --plot PNG completes file names", str(got))
+    got = complete("gpufx", "identify", "--mask", "", cwd=d)[0]
+    T.check(got == [], "identify --mask M1xM2 is not offered file names", str(got))
+    bench = sorted(re.findall(r"(--[a-z-]+)", T.run_cli("bench", "--help").stdout))
+    got = complete("gpufx", "bench", "--", cwd=d)[0]
+    T.check(got == sorted(set(bench) | {"--help"}) and "--repeat" in got,
+            "bench: the options its --help names", f"{got} for {bench}")
+    got = complete("gpufx", "bench", "halftone", "--input", "m", cwd=d)[0]
+    T.check(got == ["moon.png"], "bench --input completes file names", str(got))
+    got = complete("gpufx", "bench", "--repeat", "", cwd=d)[0]
+    T.check(got == [], "bench --repeat is not offered file names", str(got))
+for words in [("gpufx", "--version", "")]:
     got, err = complete(*words)
     T.check(got == [] and not err, f"'{' '.join(words)}': nothing offered, nothing run",
             f"{got} {err}")
