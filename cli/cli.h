@@ -46,6 +46,7 @@ typedef struct {
   const char *pos[4];
   const char *compare, *mask_out;
   bool quiet;
+  bool backend_given; /* --backend on the command line: it wins over GPUFX_BACKEND */
 } cli_args;
 
 /* Parses argv[1..] (values must hold the set's defaults).  Returns -1 to go on, or the

@@ -200,6 +200,8 @@ cli_filter_main (const cli_filter *f, int argc, char **argv)
   gfx_params_defaults (set, values);
   cli_args args;
   int rc = cli_parse (&spec, argc, argv, values, &args);
+  if (rc < 0 && args.backend_given) /* GPUFX_BACKEND sets the default, not a choice made here */
+    unsetenv ("GPUFX_BACKEND");
   if (rc < 0)
     rc = check_before_work (f, &args, values);
   if (rc < 0)

@@ -296,6 +296,7 @@ cli_parse (const cli_spec *spec, int argc, char **argv, void *values, cli_args *
           snprintf (name, sizeof name, "%.*s", (int) strcspn (a + 2, "="), a + 2);
           if (spec->set && (d = gfx_params_find_cli (spec->set, name)))
             given[(d - spec->set->params) % 64] = true;
+          args->backend_given = args->backend_given || (d && !strcmp (d->name, "backend"));
           rc = parse_option (spec, argc, argv, &i, values, args);
         }
       else if (!only_positionals && a[0] == '-' && a[1] != '\0') /* "-o", a typo: no file */

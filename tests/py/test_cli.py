@@ -55,6 +55,10 @@ def check_usage_errors(src, out):
                         (["stability", ""], "FILE is empty"),
                         (["stability", iir, "--plot="], "--plot is empty")):
         expect_error(f"{args[0]} {words}: named, exit 2", args, 2, words)
+    r = T.run_cli("halftone", src, out + ".auto.png", "--backend", "auto",
+                  env={"GPUFX_BACKEND": "gpu"})
+    T.check(r.returncode == 0, "an explicit --backend auto wins over GPUFX_BACKEND=gpu (with "
+            "no GPU: the CPU, not 'no usable CUDA GPU')", r.stderr.strip())
     expect_error("k2 just below k1: both named, with their values as given (not 0.02 <= 0.02)",
                  ["enhance", src, out, "--k2", "0.0199999999"], 2, "k1 = 0.02 and",
                  "k2 = 0.0199999999", "k1 <= k2")
