@@ -204,7 +204,8 @@ put_settings (GString *page, const gfx_param_set *set, const void *defaults)
   g_string_append (page, "</table>\n");
 }
 
-/* The Script-Fu call with the defaults, and its arguments with the PDB's numbers. */
+/* The Script-Fu call with the defaults (a file the user must name as /path/to/NAME), and its
+ * arguments with the PDB's numbers. */
 static void
 put_batch (GString *page, const gfx_ui_proc *proc, const void *defaults)
 {
@@ -216,8 +217,10 @@ put_batch (GString *page, const gfx_ui_proc *proc, const void *defaults)
   for (int i = 0; i < set->n_params; i++)
     {
       const gfx_param_desc *d = &set->params[i];
-      if (d->type == GFX_PT_STRING)
+      if (d->type == GFX_PT_STRING && *gfx_param_get_string (d, defaults))
         put (page, " \"%s\"", gfx_param_get_string (d, defaults));
+      else if (d->type == GFX_PT_STRING) /* one the user must give: "" would be refused */
+        put (page, " \"/path/to/%s\"", d->name);
       else
         put (page, " %.10g", gfx_param_get (d, defaults));
     }

@@ -56,14 +56,24 @@ for pair in "plug-in-gpufx-halftone halftone" "plug-in-gpufx-local-enhance enhan
     || fail "$proc-page-shows-its-picture" "page shows '${pic:-no picture}'"
 done
 
-# The example calls with the defaults, as a user would paste them (image drawable -> img drw).
-for pair in "plug-in-gpufx-halftone halftone" "plug-in-gpufx-local-enhance enhance"; do
+# The example calls with the defaults, as a user would paste them (image drawable -> img drw;
+# the filter file the deblur page leaves to the user as /path/to/filter-file: one here).
+test_filter "$work/example.iir" -0.1
+for pair in "plug-in-gpufx-halftone halftone" "plug-in-gpufx-local-enhance enhance" \
+            "plug-in-gpufx-iir-deblur deblur"; do
   read -r proc sub <<<"$pair"
   call=$("$py" "$top/tests/gimp/help_check.py" example "$(page "$proc")")
   call=${call/image drawable/img drw}
+  extra=()
+  if [ "$sub" = deblur ]; then
+    [[ $call == *'"/path/to/filter-file"'* ]] && pass "$proc-page-example-names-its-file" \
+      || fail "$proc-page-example-names-its-file" "$call"
+    call=${call/\/path\/to\/filter-file/$work/example.iir}
+    extra=(--filter "$work/example.iir")
+  fi
   gimp_batch "$work/example-$sub.log" "$(scm_run rgba8.png "example-$sub.png" "$call")"
   if batch_ok "$proc-page-example-runs" "$work/example-$sub.log" $?; then
-    "$cli" "$sub" "$work/rgba8.png" "$work/cli-$sub.png" --backend cpu --quiet
+    "$cli" "$sub" "$work/rgba8.png" "$work/cli-$sub.png" "${extra[@]}" --backend cpu --quiet
     compare_images "$proc-page-example-is-the-defaults" "$work/example-$sub.png" "$work/cli-$sub.png"
   fi
 done
