@@ -57,25 +57,38 @@ static const gfx_param_set identify_cli_set = {
 };
 
 /* "M1xM2" checked against the declared mask-rows / mask-cols ranges. */
+/* Digits only (no sign or space), saturating far above any allowed size. */
+static bool
+mask_side (const char **text, int *side)
+{
+  const char *c = *text;
+  long n = 0;
+  for (; *c >= '0' && *c <= '9'; c++)
+    n = n < 100000 ? n * 10 + (*c - '0') : n;
+  *side = (int) n;
+  bool digits = c != *text;
+  *text = c;
+  return digits;
+}
+
+/* --mask M1xM2 (x or X), each side in mask-rows' and mask-cols' declared range. */
 static gfx_status
 parse_mask (const char *text, gfx_identify_params *p, gfx_error *err)
 {
-  char tail;
+  const char *c = text;
+  const gfx_param_desc *rows = gfx_params_find (&gfx_identify_param_set, "mask-rows");
+  const gfx_param_desc *cols = gfx_params_find (&gfx_identify_param_set, "mask-cols");
+  char range[64];
+  gfx_param_describe_range (rows, range, sizeof range);
   if (!text[0])
     return GFX_OK;
-  if (sscanf (text, "%dx%d%c", &p->mask_rows, &p->mask_cols, &tail) != 2)
-    return gfx_fail (err, GFX_ERR_PARAM, "--mask %s: expected M1xM2, 1 to 7 each, e.g. 3x3",
-                     text);
-  gfx_status st = gfx_param_check (gfx_params_find (&gfx_identify_param_set, "mask-rows"), p, err);
-  if (st == GFX_OK)
-    st = gfx_param_check (gfx_params_find (&gfx_identify_param_set, "mask-cols"), p, err);
-  if (st != GFX_OK) /* it names mask-rows or mask-cols, the PDB's names: say the option's */
-    {
-      char why[GFX_MSG_LEN];
-      snprintf (why, sizeof why, "%s", err->msg);
-      gfx_fail (err, GFX_ERR_PARAM, "--mask %s: %s", text, why);
-    }
-  return st;
+  if (!mask_side (&c, &p->mask_rows) || (*c != 'x' && *c != 'X') || (c++, !mask_side (&c, &p->mask_cols))
+      || *c)
+    return gfx_fail (err, GFX_ERR_PARAM, "--mask %s: expected M1xM2, %s each, e.g. 3x3", text,
+                     range);
+  if (gfx_param_check (rows, p, err) != GFX_OK || gfx_param_check (cols, p, err) != GFX_OK)
+    return gfx_fail (err, GFX_ERR_PARAM, "--mask %s: M1 and M2 must be %s each", text, range);
+  return GFX_OK;
 }
 
 static gfx_status

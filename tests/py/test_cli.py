@@ -59,6 +59,14 @@ def check_usage_errors(src, out):
                   env={"GPUFX_BACKEND": "gpu"})
     T.check(r.returncode == 0, "an explicit --backend auto wins over GPUFX_BACKEND=gpu (with "
             "no GPU: the CPU, not 'no usable CUDA GPU')", r.stderr.strip())
+    for mask, words in ((" 3x3", "expected M1xM2"), ("+3x+3", "expected M1xM2"),
+                        ("99999999999x3", "must be 1 to 7 each"), ("3x8", "must be 1 to 7 each")):
+        expect_error(f"identify --mask {mask!r}: refused, quoting what was given", ["identify",
+                     "--blurred", src, "--auto", "--mask", mask, "--output", iir], 2,
+                     f"--mask {mask}: ", words)
+    expect_error("identify --mask 3X3: read (the sharp reference's size refused next)",
+                 ["identify", "--blurred", src, "--sharp", out, "--mask", "3X3", "--output", iir],
+                 2, os.path.basename(out))
     expect_error("k2 just below k1: both named, with their values as given (not 0.02 <= 0.02)",
                  ["enhance", src, out, "--k2", "0.0199999999"], 2, "k1 = 0.02 and",
                  "k2 = 0.0199999999", "k1 <= k2")
