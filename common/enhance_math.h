@@ -197,23 +197,32 @@ gfx_enh_gain_hue_int (uint32_t v, uint32_t vmax, double e, double maxv)
   return (uint32_t) (t > maxv ? maxv : t);
 }
 
+/* Float samples: the gained value is clipped to [0, 1] as an integer one is to its range,
+ * except that a sample already above 1 (GIMP's float layers hold such highlights) is never
+ * lowered by the clip: the ceiling is the larger of 1 and the sample itself.  In [0, 1]
+ * this is the plain clip, so every precision gives the same picture. */
 GFX_HD float
-gfx_enh_clip01 (double t)
+gfx_enh_clip_float (double t, float v)
 {
-  return (float) (t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t);
+  const double top = v > 1.0f ? (double) v : 1.0;
+  return (float) (t < 0.0 ? 0.0 : t > top ? top : t);
 }
 
 GFX_HD float
 gfx_enh_gain_float (float v, double e)
 {
-  return gfx_enh_clip01 (e * (double) v);
+  return gfx_enh_clip_float (e * (double) v, v);
 }
 
+/* Hue kept: one factor, E or less so that the largest channel reaches at most 1 (or stays
+ * where it is, when it is above 1 already). */
 GFX_HD float
 gfx_enh_gain_hue_float (float v, float vmax, double e)
 {
-  return gfx_enh_clip01 (e * (double) vmax > 1.0 ? (double) v / (double) vmax
-                                                  : e * (double) v);
+  const double top = vmax > 1.0f ? (double) vmax : 1.0;
+  return gfx_enh_clip_float (e * (double) vmax > top ? (double) v * top / (double) vmax
+                                                      : e * (double) v,
+                             v);
 }
 
 #endif

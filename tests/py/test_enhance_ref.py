@@ -1,8 +1,9 @@
 """`gpufx enhance --backend cpu` against an independent numpy/scipy reference of SPEC
 section 2: local mean and E[x^2] by scipy.ndimage.uniform_filter(mode='reflect') in
 float64, population sigma, the 3rd- or 4th-edition rule, E*f rounded half up and
-clipped.  Real photographs (camera, moon, astronaut) and synthetic images, n from 3 to
-255 (also n larger than the image, 1xN and Nx1), 8-bit, 16-bit and float.
+clipped (float samples above 1 to themselves: a highlight is never lowered).  Real
+photographs (camera, moon, astronaut) and synthetic images, n from 3 to 255 (also n larger
+than the image, 1xN and Nx1), 8-bit, 16-bit and float.
 
 Our path decides from exact integer sums; the float64 reference rounds.  A pixel may
 differ only where one of its statistics lies within a relative 1e-9 (1e-5 for float
@@ -69,10 +70,13 @@ def reference(img, p, per_channel=False):
         cond, near = decide(key, p, tol)
         c = img[..., :3].astype(np.float64)
         vmax = c.max(axis=2, keepdims=True)
-        limited = e * vmax > maxv
+        # float: a pixel above 1 already is not lowered (its ceiling is itself), else 1
+        top = np.maximum(vmax, 1.0) if isf else maxv
+        limited = e * vmax > top
         safe = np.where(vmax > 0, vmax, 1)
-        t = np.where(limited, c * maxv / safe, e * c)
-        g = np.clip(t, 0, 1).astype(np.float32) if isf else np.minimum(np.floor(t + 0.5), maxv)
+        t = np.where(limited, c * top / safe, e * c)
+        g = (np.clip(t, 0, np.maximum(c, 1.0)).astype(np.float32) if isf
+             else np.minimum(np.floor(t + 0.5), maxv))
         out[..., :3] = np.where(cond[..., None], g, c).astype(img.dtype)
         return out, cond, near
     planes = [img] if img.ndim == 2 else [img[..., c] for c in range(3 if colour else 1)]
@@ -80,7 +84,8 @@ def reference(img, p, per_channel=False):
     for c, plane in enumerate(planes):
         x = plane.astype(np.float64)
         cond, near = decide(x, p, tol)
-        g = np.clip(e * x, 0, 1).astype(np.float32) if isf else gain_int(plane, e, maxv)
+        g = (np.clip(e * x, 0, np.maximum(x, 1.0)).astype(np.float32) if isf
+             else gain_int(plane, e, maxv))
         res = np.where(cond, g, x).astype(img.dtype)
         if img.ndim == 2:
             out = res
@@ -149,6 +154,14 @@ def synthetic(tmp):
     compare((dark * 255).astype(np.uint8), dict(p, window=63, rule="4th", k0=0.1, k1=0.9,
                                                 k2=0.05, k3=1.0), tmp, "300x200 8-bit 4th n=63")
     compare(dark, dict(p, window=9), tmp, "300x200 float n=9", ext=".tiff")
+    # Highlights above 1 (GIMP's float layers hold them): enhanced, never lowered to 1.
+    hdr = dark * 3.0
+    compare(hdr, dict(p, window=9, k0=1.2), tmp, "300x200 float 0..3 n=9", ext=".tiff")
+    hrgb = np.stack([hdr, hdr * 0.6, hdr * 0.2], axis=-1).astype(np.float32)
+    compare(hrgb, dict(p, window=5, k0=1.2), tmp, "300x200 float RGB 0..3 luminance n=5",
+            ext=".tiff")
+    compare(hrgb, dict(p, window=5, k0=1.2), tmp, "300x200 float RGB 0..3 per-channel n=5",
+            ext=".tiff", per_channel=True)
     rgb = T.noise(120, 90, 3, np.uint16, seed=3)
     compare(rgb, dict(p, window=11), tmp, "120x90 RGB 16-bit luminance n=11")
 
