@@ -148,7 +148,8 @@ fragment_error (const pair_set *ps, const gfx_iir_filter *f, double *rms, gfx_er
       for (int i = border; i < p->height - border; i++)
         for (int j = border; j < p->width - border; j++)
           {
-            double d = (double) v[(size_t) i * p->width + j] - p->y[(size_t) i * p->width + j];
+            const size_t at = (size_t) i * p->width + j;
+            double d = (double) v[at] - p->y[at];
             sq += d * d, count += 1.0;
           }
       if (f)
@@ -202,37 +203,119 @@ fit_quadrants (void *ctx, int worker, int n_workers)
     }
 }
 
-/* The four quadrants fitted at one rung of the ladder; 0 when unusable (a solve failed or
- * a quadrant's margin is below GFX_IDENTIFY_MIN_MARGIN). */
-static int
+/* Quadrant q as a pass-through (a = b = the unit impulse: y = x). */
+static void
+pass_through (gfx_iir_filter *f, int q)
+{
+  memset (f->a[q], 0, sizeof f->a[q]);
+  memset (f->b[q], 0, sizeof f->b[q]);
+  f->a[q][0] = f->b[q][0] = 1.0;
+}
+
+/* The four quadrants fitted at one rung of the ladder; usable[q] is 0 where the solve
+ * failed (that quadrant is then a pass-through) or its margin is below
+ * GFX_IDENTIFY_MIN_MARGIN. */
+static void
 fit_rung (gfx_identify_system *sys, int method, double lambda, gfx_iir_filter *f,
-          gfx_solve_info *info)
+          gfx_solve_info *info, int usable[GFX_IIR_QUADRANTS])
 {
   rung_job job = { sys, method, lambda, f, info, { GFX_OK } };
   int threads = gfx_threads ();
   gfx_parallel_run (threads < GFX_IIR_QUADRANTS ? threads : GFX_IIR_QUADRANTS, fit_quadrants,
                     &job);
   for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
-    if (job.st[q] != GFX_OK)
-      return 0;
+    {
+      usable[q] = job.st[q] == GFX_OK;
+      if (!usable[q])
+        pass_through (f, q);
+    }
   if (isinf (lambda))
-    return 1; /* B = 1: no poles */
+    return; /* B = 1: no poles */
   gfx_error ignored;
   gfx_iir_stability stab;
-  if (gfx_iir_stability_check (f, LADDER_SAMPLES, &stab, &ignored) != GFX_OK)
-    return 0;
+  const bool checked = gfx_iir_stability_check (f, LADDER_SAMPLES, &stab, &ignored) == GFX_OK;
   for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
-    if (!(stab.margin[q] >= GFX_IDENTIFY_MIN_MARGIN))
-      return 0;
-  return 1;
+    usable[q] = usable[q] && checked && stab.margin[q] >= GFX_IDENTIFY_MIN_MARGIN;
+}
+
+/* The filter whose quadrant q is the fit of rung[q]. */
+static void
+assemble (const gfx_iir_filter *fits, const int *rung, gfx_iir_filter *f)
+{
+  *f = fits[rung[0]];
+  for (int q = 1; q < GFX_IIR_QUADRANTS; q++)
+    {
+      memcpy (f->a[q], fits[rung[q]].a[q], sizeof f->a[q]);
+      memcpy (f->b[q], fits[rung[q]].b[q], sizeof f->b[q]);
+    }
+}
+
+/* Each quadrant's rung of the ladder, for the filtered blurred fragments closest (RMS) to
+ * the sharp ones: the best rung common to the four (or, where none is usable by all, each
+ * quadrant's first usable one), then each quadrant's rung in turn changed while that
+ * lowers the error.  So a quadrant keeps its own regularisation: one that fits its data
+ * exactly is not held back by the others' (they often cannot fit data made in another
+ * direction), and the result is never worse than the best common rung. */
+static gfx_status
+choose_rungs (const pair_set *ps, const gfx_iir_filter *fits, int (*usable)[GFX_IIR_QUADRANTS],
+              int rungs, int *rung, double *rms, gfx_error *err)
+{
+  static const char *const qname[] = { "q1", "q2", "q3", "q4" };
+  gfx_iir_filter f;
+  double best = INFINITY, e;
+  gfx_status st = GFX_OK;
+  for (int k = 0; st == GFX_OK && k < rungs; k++)
+    {
+      if (!(usable[k][0] && usable[k][1] && usable[k][2] && usable[k][3]))
+        continue;
+      st = fragment_error (ps, &fits[k], &e, err);
+      if (st == GFX_OK && e < best)
+        {
+          best = e;
+          for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+            rung[q] = k;
+        }
+    }
+  for (int q = 0; st == GFX_OK && isinf (best) && q < GFX_IIR_QUADRANTS; q++)
+    {
+      rung[q] = -1;
+      for (int k = rungs - 1; k >= 0; k--)
+        if (usable[k][q])
+          rung[q] = k;
+      if (rung[q] < 0)
+        return gfx_fail (err, GFX_ERR_INPUT, "%s: no usable filter: every fit failed",
+                         qname[q]);
+    }
+  if (st == GFX_OK && isinf (best))
+    {
+      assemble (fits, rung, &f);
+      st = fragment_error (ps, &f, &best, err);
+    }
+  for (int sweep = 0, changed = 1; st == GFX_OK && changed && sweep < 4; sweep++)
+    {
+      changed = 0;
+      for (int q = 0; st == GFX_OK && q < GFX_IIR_QUADRANTS; q++)
+        for (int k = 0; st == GFX_OK && k < rungs; k++)
+          {
+            const int was = rung[q];
+            if (k == was || !usable[k][q])
+              continue;
+            rung[q] = k;
+            assemble (fits, rung, &f);
+            st = fragment_error (ps, &f, &e, err);
+            if (st == GFX_OK && e < best)
+              best = e, changed = 1;
+            else
+              rung[q] = was;
+          }
+    }
+  *rms = best;
+  return st;
 }
 
 static void
-record_rung (gfx_identify_report *rep, const gfx_solve_info *info, int method, double lambda,
-             double rms)
+record_residual (gfx_identify_report *rep, const gfx_solve_info *info, int method)
 {
-  rep->lambda = lambda;
-  rep->output_rms = rms;
   rep->residual = 0.0;
   for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
     {
@@ -256,6 +339,7 @@ identify_pairs (const pair_set *ps, int m1, int m2, int method, gfx_iir_filter *
 {
   static const char *const qname[] = { "q1", "q2", "q3", "q4" };
   gfx_identify_system sys[GFX_IIR_QUADRANTS] = { 0 };
+  gfx_solve_info chosen[GFX_IIR_QUADRANTS];
   gfx_status st = GFX_OK;
   for (int q = 0; st == GFX_OK && q < GFX_IIR_QUADRANTS; q++)
     {
@@ -275,26 +359,29 @@ identify_pairs (const pair_set *ps, int m1, int m2, int method, gfx_iir_filter *
           gfx_fail (err, st, "%s: %s", qname[q], msg);
         }
     }
-  double best = INFINITY;
-  for (size_t k = 0; st == GFX_OK && k < sizeof ladder / sizeof ladder[0]; k++)
+  enum { RUNGS = sizeof ladder / sizeof ladder[0] };
+  gfx_iir_filter fits[RUNGS];
+  gfx_solve_info info[RUNGS][GFX_IIR_QUADRANTS];
+  int usable[RUNGS][GFX_IIR_QUADRANTS];
+  for (int k = 0; st == GFX_OK && k < RUNGS; k++)
     {
-      gfx_iir_filter f = { .m1 = m1, .m2 = m2 };
-      gfx_solve_info info[GFX_IIR_QUADRANTS];
-      double rms;
-      if (!fit_rung (sys, method, ladder[k], &f, info))
-        continue;
-      st = fragment_error (ps, &f, &rms, err);
-      if (st == GFX_OK && rms < best)
-        {
-          best = rms;
-          *out = f;
-          record_rung (rep, info, method, ladder[k], rms);
-        }
+      fits[k] = (gfx_iir_filter) { .m1 = m1, .m2 = m2 };
+      fit_rung (sys, method, ladder[k], &fits[k], info[k], usable[k]);
     }
   for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
     gfx_identify_system_free (&sys[q]);
-  if (st == GFX_OK && isinf (best))
-    st = gfx_fail (err, GFX_ERR_INPUT, "no usable filter: every fit failed");
+  int rung[GFX_IIR_QUADRANTS];
+  if (st == GFX_OK)
+    st = choose_rungs (ps, fits, usable, RUNGS, rung, &rep->output_rms, err);
+  if (st == GFX_OK)
+    assemble (fits, rung, out);
+  for (int q = 0; st == GFX_OK && q < GFX_IIR_QUADRANTS; q++)
+    {
+      rep->lambda[q] = ladder[rung[q]];
+      chosen[q] = info[rung[q]][q];
+    }
+  if (st == GFX_OK)
+    record_residual (rep, chosen, method);
   return st;
 }
 
@@ -381,10 +468,18 @@ gfx_identify_report_text (const gfx_identify_report *r, int method, gfx_translat
   ADD (T (N_("equations: %zu per quadrant, condition number %.3g\n")), r->equations[0], cond);
   ADD (T (N_("residual (%s): %.6g\n")),
        method == GFX_IDENTIFY_LAD ? T (N_("mean absolute")) : T (N_("RMS")), r->residual);
-  if (isinf (r->lambda))
+  bool same = true; /* one line for all four quadrants when they agree, else one each */
+  for (int q = 1; q < GFX_IIR_QUADRANTS; q++)
+    same = same && (r->lambda[q] == r->lambda[0] || (isinf (r->lambda[q]) && isinf (r->lambda[0])));
+  if (same && isinf (r->lambda[0]))
     ADD ("%s\n", T (N_("regularisation: recursive part dropped (FIR fit)")));
-  else
-    ADD (T (N_("regularisation: lambda %g\n")), r->lambda);
+  else if (same)
+    ADD (T (N_("regularisation: lambda %g\n")), r->lambda[0]);
+  for (int q = 0; !same && q < GFX_IIR_QUADRANTS; q++)
+    if (isinf (r->lambda[q]))
+      ADD (T (N_("q%d regularisation: recursive part dropped (FIR fit)\n")), q + 1);
+    else
+      ADD (T (N_("q%d regularisation: lambda %g\n")), q + 1, r->lambda[q]);
   ADD (T (N_("fragments RMS error: %.6g blurred, %.6g filtered\n")), r->blurred_rms,
        r->output_rms);
   for (int q = 0; q < GFX_IIR_QUADRANTS; q++)

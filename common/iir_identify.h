@@ -9,12 +9,12 @@
  * Each quadrant is fitted on its own (LS or LAD, iir_identify_solve.h).  A plain fit on
  * real images is often unstable (the equations use the true sharp y in the recursion, the
  * filter its own output), so the recursive part is regularised: for lambda on a fixed
- * ladder (0 first, up to the pure FIR fit), the four quadrants are fitted, candidates with a
- * quadrant of stability margin below GFX_IDENTIFY_MIN_MARGIN are dropped, and the one whose
- * filtered blurred fragments come closest (RMS) to the sharp fragments wins.  Each fit's a
- * is scaled to a DC gain sum(a) / sum(b) of 1 (flat areas keep their value), unless the
- * gain is below 1/2 or above 2.  On data made by a stable filter of unit gain lambda = 0
- * reproduces it exactly and wins. */
+ * ladder (0 first, up to the pure FIR fit) every quadrant is fitted, and each quadrant keeps
+ * the rung whose fit, applied alone to the blurred fragments, comes closest (RMS) to the
+ * sharp fragments among those with a stability margin of at least GFX_IDENTIFY_MIN_MARGIN.
+ * Each fit's a is scaled to a DC gain sum(a) / sum(b) of 1 (flat areas keep their value),
+ * unless the gain is below 1/2 or above 2.  A quadrant whose data a stable filter of unit
+ * gain made exactly comes back as that filter (lambda = 0), whatever the other three. */
 #ifndef GFX_IIR_IDENTIFY_H
 #define GFX_IIR_IDENTIFY_H
 
@@ -54,7 +54,8 @@ typedef struct {
   double residual_mean_abs[GFX_IIR_QUADRANTS];
   double residual;     /* the one number reported: mean over quadrants of the RMS (LS) or
                           the mean absolute (LAD) equation error */
-  double lambda;       /* the regularisation chosen; INFINITY = pure FIR fit */
+  double lambda[GFX_IIR_QUADRANTS]; /* the regularisation each quadrant chose; INFINITY =
+                                       pure FIR fit */
   double output_rms;   /* RMS of (filtered blurred fragment - sharp fragment), interiors */
   double blurred_rms;  /* the same without filtering: what the filter improved upon */
   gfx_iir_stability stability;

@@ -180,7 +180,69 @@ def test_errors():
                     f"_exit_2: {said}", f"status {r.returncode}: {r.stderr}")
 
 
+def read_filter(path):
+    """{(quadrant, 'a' or 'b'): M1 x M2 array} of a filter file."""
+    coef, key = {}, None
+    for line in open(path):
+        words = line.split("#")[0].split()
+        if words[:1] == ["mask"]:
+            shape = (int(words[1]), int(words[2]))
+        elif words and words[0][:1] == "q" and words[1:2] in (["a"], ["b"]):
+            key, words = (int(words[0][1]), words[1]), words[2:]
+            coef[key] = []
+        if key and words and words[0] != "mask":
+            coef[key] += [float(w) for w in words]
+    return {k: np.array(v).reshape(shape) for k, v in coef.items()}
+
+
+def quadrant_filter(x, a, b, q):
+    """SPEC 3: q1's recursion (x edge-replicated and y = x outside) on x flipped into
+    quadrant q's direction, flipped back."""
+    flip_rows, flip_cols = [(False, False), (False, True), (True, True), (True, False)][q - 1]
+    xi = x[::-1] if flip_rows else x
+    xi = xi[:, ::-1] if flip_cols else xi
+    m1, m2 = a.shape
+    xp = np.pad(xi.astype(np.float64), ((m1 - 1, 0), (m2 - 1, 0)), mode="edge")
+    yp = xp.copy()
+    h, w = xi.shape
+    for i in range(m1 - 1, m1 - 1 + h):
+        for j in range(m2 - 1, m2 - 1 + w):
+            xs = xp[i - m1 + 1:i + 1, j - m2 + 1:j + 1][::-1, ::-1]
+            ys = yp[i - m1 + 1:i + 1, j - m2 + 1:j + 1][::-1, ::-1]
+            yp[i, j] = (a * xs).sum() - (b * ys).sum() + b[0, 0] * ys[0, 0]
+    y = yp[m1 - 1:, m2 - 1:]
+    y = y[::-1] if flip_rows else y
+    return y[:, ::-1] if flip_cols else y
+
+
+def test_exact_quadrant():
+    """Each quadrant is identified on its own (SPEC 3): where a stable unit-gain filter in
+    quadrant q's direction made the sharp image, quadrant q comes back as that filter
+    (lambda 0), however the other three, which cannot fit such data, are regularised."""
+    rng = np.random.default_rng(7)
+    x = rng.random((96, 96)).astype(np.float32)
+    b = np.array([[1, -0.3, 0.05], [-0.25, 0.08, 0.0], [0.03, 0.0, -0.01]])
+    a = np.array([[1.2, -0.2, 0.05], [-0.3, 0.1, 0.0], [0.0, 0.02, 0.0]])
+    a *= b.sum() / a.sum()
+    with T.tmpdir() as tmp:
+        blurred, sharp = os.path.join(tmp, "x.tif"), os.path.join(tmp, "y.tif")
+        T.save(blurred, x)
+        for q in (1, 3):
+            T.save(sharp, quadrant_filter(x, a, b, q).astype(np.float32))
+            out = os.path.join(tmp, f"q{q}.iir")
+            r = T.run_cli("identify", "--blurred", blurred, "--sharp", sharp, "--output", out)
+            if r.returncode != 0:
+                T.check(False, f"exact_quadrant_q{q}", r.stderr.strip())
+                continue
+            f = read_filter(out)
+            err = max(np.abs(f[(q, "a")] - a).max(), np.abs(f[(q, "b")] - b).max())
+            T.check(err < 1e-5 and f"q{q} regularisation: lambda 0\n" in r.stdout,
+                    f"exact_quadrant_q{q}: data made by a q{q} filter give it back (max error "
+                    f"{err:.1e}), lambda 0 for q{q} alone", r.stdout)
+
+
 test_reference_and_auto()
+test_exact_quadrant()
 test_pixel_doubled()
 test_fragments_picture()
 test_errors()

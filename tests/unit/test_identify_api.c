@@ -88,7 +88,9 @@ report_translated (const gfx_identify_report *rep, int method, const char *name)
   for (const char *line = text; line; line = strchr (line, '\n'), line = line ? line + 1 : NULL)
     lines++, marked += line[0] == '#';
   const char *word = method == GFX_IDENTIFY_LAD ? "(#mean absolute)" : "(#RMS)";
-  CHECK (lines == 9 && marked == 9 && strstr (text, " #edges found automatically")
+  /* 9 lines, or 12 where the quadrants chose different regularisations (one line each) */
+  CHECK ((lines == 9 || lines == 12) && marked == lines
+           && strstr (text, " #edges found automatically")
            && strstr (text, word) && strstr (text, "q4 #stable"),
          "identify_%s_report_every_message_translated (%d of %d lines)", name, marked, lines);
 }
@@ -113,7 +115,7 @@ run_mode (const gfx_image *blurred, const gfx_image *sharp, int method, const ch
   CHECK (rep.cond[0] > 1 && rep.cond[0] < GFX_IDENTIFY_MAX_COND && rep.equations[0] > 100
            && rep.residual > 0 && isfinite (rep.residual),
          "identify_%s_report_filled (cond %.3g, %zu equations, residual %.4g, lambda %g)", name,
-         rep.cond[0], rep.equations[0], rep.residual, rep.lambda);
+         rep.cond[0], rep.equations[0], rep.residual, rep.lambda[0]);
   if (!sharp)
     report_translated (&rep, method, name);
 }
