@@ -141,7 +141,7 @@ worker (void *ctx, int id, int n_workers)
 static void
 job_tables (job *j)
 {
-  gfx_image probe = { 1, 1, 1, false, j->out->depth, NULL };
+  gfx_image probe = { .width = 1, .height = 1, .channels = 1, .depth = j->out->depth };
   union { uint8_t u8; uint16_t u16; float f32; } sample = { 0 };
   probe.pixels = &sample;
   for (int q = 0; q < j->levels; q++)

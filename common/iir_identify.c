@@ -137,7 +137,8 @@ fragment_error (const pair_set *ps, const gfx_iir_filter *f, double *rms, gfx_er
   for (int k = 0; k < ps->n; k++)
     {
       const gfx_fragment_pair *p = &ps->pairs[k];
-      gfx_image in = { p->width, p->height, 1, false, GFX_F32, (void *) p->x }, out = { 0 };
+      gfx_image in = { .width = p->width, .height = p->height, .channels = 1,
+                        .depth = GFX_F32, .pixels = (void *) p->x }, out = { 0 };
       if (f)
         {
           gfx_status st = gfx_iir_filter_cpu (f, &in, &out, NULL, err);

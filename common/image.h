@@ -23,6 +23,8 @@ typedef struct {
   bool has_alpha; /* the last channel is alpha */
   gfx_depth depth;
   void *pixels;   /* width * height * channels samples */
+  int origin_x, origin_y; /* where pixel (0, 0) lies in the picture the user sees (a GIMP
+                             image's canvas; 0, 0 for a file): messages name pixels there */
 } gfx_image;
 
 /* Largest image the core accepts, in samples; larger requests fail before allocating. */

@@ -171,8 +171,10 @@ gfx_image_check_finite (const gfx_image *img, const char *what, gfx_error *err)
   for (size_t i = 0; i < n; i++)
     for (int c = 0; c < cc; c++)
       if (!isfinite (px[i * img->channels + c]))
-        return gfx_fail (err, GFX_ERR_INPUT, "pixel (%zu, %zu) channel %d = %g: float images "
-                         "must hold finite values for %s", i % img->width, i / img->width, c,
+        return gfx_fail (err, GFX_ERR_INPUT, "pixel (%lld, %lld) channel %d = %g: float "
+                         "images must hold finite values for %s",
+                         img->origin_x + (long long) (i % img->width),
+                         img->origin_y + (long long) (i / img->width), c,
                          px[i * img->channels + c], what);
   return GFX_OK;
 }

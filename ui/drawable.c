@@ -132,6 +132,9 @@ gfx_ui_drawable_read (gint32 drawable, const gfx_ui_rect *rect, gfx_image *img, 
   gfx_status st = gfx_image_alloc (img, rect->width, rect->height, channels, alpha, depth, err);
   if (st != GFX_OK)
     return st;
+  gint off_x, off_y; /* messages name a pixel where the pointer shows it: on the canvas */
+  gimp_drawable_offsets (drawable, &off_x, &off_y);
+  img->origin_x = off_x + rect->x, img->origin_y = off_y + rect->y;
   GeglBuffer *buffer = gimp_drawable_get_buffer (drawable);
   gegl_buffer_get (buffer, GEGL_RECTANGLE (rect->x, rect->y, rect->width, rect->height), 1.0,
                    format, img->pixels, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);

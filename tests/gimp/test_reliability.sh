@@ -114,6 +114,22 @@ for proc in "plug-in-gpufx-halftone|0 2 0 0 -1" "plug-in-gpufx-local-enhance|4 0
   batch_error "$name: selection outside the layer refused" "$work/sel.log" $? 'selection|select'
 done
 
+# A NaN sample is named where the pointer shows it, on the canvas: layer (7, 3) of a layer
+# at offset (3, 4), inside a selection from (8, 5), is pixel (10, 7), not (7, 3) of the layer
+# nor (2, 2) of the selected area.
+gimp_batch "$work/nan.log" "(let* ((img (car (gimp-image-new 40 30 RGB)))
+       (drw (car (gimp-layer-new img 30 20 RGB-IMAGE \"l\" 100 LAYER-MODE-NORMAL))))
+  (gimp-image-insert-layer img drw 0 0)
+  (gimp-image-convert-precision img PRECISION-FLOAT-GAMMA)
+  (set! drw (car (gimp-image-get-active-drawable img)))
+  (gimp-layer-set-offsets drw 3 4)
+  (gimp-drawable-set-pixel drw 7 3 12 #(0 0 192 127 0 0 0 0 0 0 0 0))
+  (gimp-image-select-rectangle img CHANNEL-OP-REPLACE 8 5 10 10)
+  (plug-in-gpufx-halftone RUN-NONINTERACTIVE img drw 0 2 0 0 -1)
+  (gimp-image-delete img))"
+batch_error "a NaN sample named at its canvas position" "$work/nan.log" $? \
+  'pixel \(10, 7\) channel 0 = -?nan'
+
 # A run-mode out of range (it ran with the last values) and a drawable number that never
 # named one (it was called "gone"): refused, each naming what is wrong; image unchanged.
 gimp_batch "$work/modes.log" "(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"gray8.png\" \"gray8.png\")))

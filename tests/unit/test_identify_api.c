@@ -128,8 +128,10 @@ main (void)
   for (int p = 0; p < W * H; p++) /* texture, so that the reference tiles are not flat */
     sharp_px[p] += (float) (0.04 * (uniform () - 0.5));
   blur (sharp_px, blur_px);
-  gfx_image sharp = { W, H, 1, false, GFX_F32, sharp_px };
-  gfx_image blurred = { W, H, 1, false, GFX_F32, blur_px };
+  gfx_image sharp = { .width = W, .height = H, .channels = 1, .depth = GFX_F32,
+                     .pixels = sharp_px };
+  gfx_image blurred = { .width = W, .height = H, .channels = 1, .depth = GFX_F32,
+                       .pixels = blur_px };
   run_mode (&blurred, &sharp, GFX_IDENTIFY_LS, "reference_ls");
   run_mode (&blurred, &sharp, GFX_IDENTIFY_LAD, "reference_lad");
   run_mode (&blurred, NULL, GFX_IDENTIFY_LS, "auto_ls");
@@ -141,15 +143,16 @@ main (void)
   static float flat_px[W * H];
   for (int p = 0; p < W * H; p++)
     noisy[p] = 0.3f, flat_px[p] = 0.6f;
-  gfx_image flat = { W, H, 1, false, GFX_F32, noisy };
-  gfx_image flat2 = { W, H, 1, false, GFX_F32, flat_px };
+  gfx_image flat = { .width = W, .height = H, .channels = 1, .depth = GFX_F32, .pixels = noisy };
+  gfx_image flat2 = { .width = W, .height = H, .channels = 1, .depth = GFX_F32, .pixels = flat_px };
   gfx_status st = gfx_iir_identify (&flat, &flat2, 3, 3, GFX_IDENTIFY_LS, &f, NULL, &err);
   CHECK (st == GFX_ERR_INPUT && strstr (err.msg, "singular") && finite_filter (&f),
          "identify_constant_image_singular (%s)", err.msg);
   st = gfx_iir_identify (&blurred, &blurred, 3, 3, GFX_IDENTIFY_LS, &f, NULL, &err);
   CHECK (st == GFX_ERR_INPUT && strstr (err.msg, "same picture"),
          "identify_reference_equal_to_blurred_says_so (%s)", err.msg);
-  gfx_image half = { W / 2, H, 1, false, GFX_F32, sharp_px };
+  gfx_image half = { .width = W / 2, .height = H, .channels = 1, .depth = GFX_F32,
+                    .pixels = sharp_px };
   st = gfx_iir_identify (&blurred, &half, 3, 3, GFX_IDENTIFY_LS, &f, NULL, &err);
   CHECK (st == GFX_ERR_INPUT && strstr (err.msg, "same area"), "identify_size_mismatch (%s)",
          err.msg);

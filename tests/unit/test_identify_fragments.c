@@ -148,7 +148,8 @@ test_overlay (void)
   int n = 0;
   gfx_error err;
   gfx_fragments_find (blurred, W, H, &opt, frags, &n, &err);
-  gfx_image img = { W, H, 1, false, GFX_F32, blurred }, over;
+  gfx_image img = { .width = W, .height = H, .channels = 1, .depth = GFX_F32, .pixels = blurred },
+            over;
   gfx_status st = gfx_fragments_overlay (&img, frags, n, &over, &err);
   int coloured = 0, corner_coloured = 0;
   if (st == GFX_OK)
