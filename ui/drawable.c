@@ -38,7 +38,12 @@ gfx_ui_drawable_region (gint32 drawable, gfx_ui_rect *rect, gfx_error *err)
   if (refuse_unusable (drawable, err))
     return GFX_ERR_INPUT;
   gint x, y, w, h;
-  if (!gimp_drawable_mask_intersect (drawable, &x, &y, &w, &h) || w <= 0 || h <= 0)
+  const gboolean meets = gimp_drawable_mask_intersect (drawable, &x, &y, &w, &h);
+  if (!meets && gimp_get_pdb_status () != GIMP_PDB_SUCCESS) /* GIMP refused the drawable */
+    return gfx_fail (err, GFX_ERR_INPUT, _("GIMP cannot use this drawable (%s): a layer made "
+                     "by a script must be added to its image first (gimp-image-insert-layer)."),
+                     gimp_get_pdb_error ());
+  if (!meets || w <= 0 || h <= 0)
     return gfx_fail (err, GFX_ERR_INPUT, "%s", _("The selection does not intersect the "
                      "layer: select part of the layer (or nothing) and try again."));
   *rect = (gfx_ui_rect) { x, y, w, h };

@@ -130,6 +130,17 @@ gimp_batch "$work/nan.log" "(let* ((img (car (gimp-image-new 40 30 RGB)))
 batch_error "a NaN sample named at its canvas position" "$work/nan.log" $? \
   'pixel \(10, 7\) channel 0 = -?nan'
 
+# A layer a script made but never added to its image: GIMP refuses it, and the message says
+# why (it said the selection did not meet the layer, with no selection at all).
+gimp_batch "$work/detached.log" "(let* ((img (car (gimp-image-new 40 30 RGB)))
+       (drw (car (gimp-layer-new img 40 30 RGB-IMAGE \"x\" 100 LAYER-MODE-NORMAL))))
+  (plug-in-gpufx-halftone RUN-NONINTERACTIVE img drw 0 2 0 0 -1)
+  (gimp-image-delete img))"
+batch_error "a layer not added to its image: said so" "$work/detached.log" $? \
+  'failed: GIMP cannot use this drawable .*gimp-image-insert-layer' \
+  && ! grep -q 'selection does not intersect' "$work/detached.log" \
+  || fail "a layer not added to its image: not called a selection" "$(grep -A1 'execution error' "$work/detached.log" | tr '\n' ' ')"
+
 # A run-mode out of range (it ran with the last values) and a drawable number that never
 # named one (it was called "gone"): refused, each naming what is wrong; image unchanged.
 gimp_batch "$work/modes.log" "(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"gray8.png\" \"gray8.png\")))
