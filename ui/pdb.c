@@ -34,7 +34,8 @@ GimpParamDef *
 gfx_ui_pdb_args (const gfx_param_set *set, int *n_args)
 {
   static const GimpParamDef fixed[3] = {
-    { GIMP_PDB_INT32, "run-mode", "The run mode { RUN-INTERACTIVE (0), RUN-NONINTERACTIVE (1) }" },
+    { GIMP_PDB_INT32, "run-mode",
+      "The run mode { RUN-INTERACTIVE (0), RUN-NONINTERACTIVE (1), RUN-WITH-LAST-VALS (2) }" },
     { GIMP_PDB_IMAGE, "image", "Input image" },
     { GIMP_PDB_DRAWABLE, "drawable", "Input drawable" },
   };

@@ -27,7 +27,8 @@ procs="plug-in-gpufx-halftone plug-in-gpufx-local-enhance plug-in-gpufx-iir-debl
        plug-in-gpufx-iir-identify"
 query=
 for proc in $procs; do
-  query+="(let* ((n (list-ref (gimp-procedural-db-proc-info \"$proc\") 6)))
+  query+="(gimp-message (string-append \"$proc mode \" (caddr (gimp-procedural-db-proc-arg \"$proc\" 0))))
+  (let* ((n (list-ref (gimp-procedural-db-proc-info \"$proc\") 6)))
     (let loop ((i 3)) (when (< i n)
       (gimp-message (string-append \"$proc arg \" (cadr (gimp-procedural-db-proc-arg \"$proc\" i))))
       (loop (+ i 1)))))"
@@ -38,6 +39,10 @@ for proc in $procs; do
   got=$("$py" "$top/tests/gimp/help_check.py" args "$(page "$proc")" | tr '\n' ' ')
   [ -n "$want" ] && [ "$got" = "$want" ] && pass "$proc-page-lists-the-pdb-arguments" \
     || fail "$proc-page-lists-the-pdb-arguments" "page: $got; PDB: ${want:-nothing}"
+  # The run mode's description names the three modes the plug-ins take.
+  grep -q "$proc mode .*RUN-NONINTERACTIVE (1), RUN-WITH-LAST-VALS (2)" "$work/args.log" \
+    && pass "$proc-run-mode-names-its-three-values" \
+    || fail "$proc-run-mode-names-its-three-values" "$(grep -o "$proc mode .*" "$work/args.log")"
 done
 
 # A choice is written as its list in the dialog shows it: the rule's "m_S", "s_G" keep their
