@@ -306,8 +306,8 @@ cli_parse (const cli_spec *spec, int argc, char **argv, void *values, cli_args *
       else if (n_pos < spec->n_positionals)
         args->pos[n_pos++] = a;
       else
-        rc = cli_fail (spec->cmd, CLI_USAGE, "unexpected argument '%s' (usage: gpufx %s %s "
-                       "[options])", a, spec->cmd, spec->usage);
+        rc = cli_fail (spec->cmd, CLI_USAGE, "unexpected argument '%s' (usage: gpufx %s%s%s "
+                       "[options])", a, spec->cmd, spec->usage[0] ? " " : "", spec->usage);
     }
   if (rc >= 0)
     return rc;

@@ -84,6 +84,8 @@ def check_usage_errors(src, out):
                  "--levels", "value")
     expect_error("missing OUT", ["halftone", src], 2, "usage")
     expect_error("extra argument", ["halftone", src, out, "more"], 2, "more")
+    expect_error("identify's extra argument: one space in its usage line",
+                 ["identify", "stray"], 2, "'stray' (usage: gpufx identify [options])")
     expect_error("unknown command", ["sharpen", src, out], 2, "sharpen")
     expect_error("missing input file: exit 2 naming it",
                  ["halftone", "/nonexistent/in.png", out], 2, "/nonexistent/in.png")
