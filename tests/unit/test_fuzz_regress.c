@@ -109,6 +109,20 @@ replay (const char *dir, const char *prefix, int (*one) (const uint8_t *, size_t
   return n;
 }
 
+/* A harness's seed corpus (at least min_seeds files) and its kept crashers (prefix-*). */
+static void
+replay_harness (const char *dir, const char *corpus, const char *prefix, int min_seeds,
+                int (*one) (const uint8_t *, size_t), const char *what)
+{
+  char sub[PATH_MAX + 32];
+  snprintf (sub, sizeof sub, "%s/%s", dir, corpus);
+  int n = replay (sub, "", one);
+  CHECK (n >= min_seeds, "%s: %d seed inputs keep its promises", what, n);
+  snprintf (sub, sizeof sub, "%s/crashers", dir);
+  n = replay (sub, prefix, one);
+  CHECK (1, "%s: %d kept crashers replay without a crash", what, n);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -122,12 +136,7 @@ main (int argc, char **argv)
   /* The option parser prints --help and usage lines: not this test's output. */
   FILE *quiet = freopen ("/dev/null", "w", stderr);
   (void) quiet;
-  snprintf (sub, sizeof sub, "%s/corpus_iir", dir);
-  int n = replay (sub, "", fuzz_iir_file_one);
-  CHECK (n >= 10, "filter-file parser: %d seed inputs keep the parser's promises", n);
-  snprintf (sub, sizeof sub, "%s/crashers", dir);
-  n = replay (sub, "iir-", fuzz_iir_file_one);
-  CHECK (1, "filter-file parser: %d kept crashers replay without a crash", n);
+  replay_harness (dir, "corpus_iir", "iir-", 10, fuzz_iir_file_one, "filter-file parser");
   int saved = dup (1);
   snprintf (sub, sizeof sub, "%s/corpus_cli", dir);
   fflush (stdout);
@@ -141,12 +150,7 @@ main (int argc, char **argv)
   CHECK (m >= 5, "option parser: %d seed command lines parse without a crash", m);
   CHECK (1, "option parser: %d kept crashers replay without a crash", k);
 
-  snprintf (sub, sizeof sub, "%s/corpus_tiff", dir);
-  n = replay (sub, "", fuzz_tiff_pages_one);
-  CHECK (n >= 8, "TIFF page count: %d seed files keep its promises", n);
-  snprintf (sub, sizeof sub, "%s/crashers", dir);
-  n = replay (sub, "tiff-", fuzz_tiff_pages_one);
-  CHECK (1, "TIFF page count: %d kept crashers replay without a crash", n);
+  replay_harness (dir, "corpus_tiff", "tiff-", 8, fuzz_tiff_pages_one, "TIFF page count");
   /* The seeds' counts, as tifffile reads them (a thumbnail is no page; a directory whose
    * next one is itself is one page). */
   const struct { const char *file; int pages, format; } seeds[] = {
@@ -175,11 +179,6 @@ main (int argc, char **argv)
       CHECK (got == want, "EXIF orientation of %s: %d (want %d)", turned[i], got, want);
     }
 
-  snprintf (sub, sizeof sub, "%s/corpus_rgbe", dir);
-  n = replay (sub, "", fuzz_rgbe_one);
-  CHECK (n >= 8, "Radiance HDR reader: %d seed files keep its promises", n);
-  snprintf (sub, sizeof sub, "%s/crashers", dir);
-  n = replay (sub, "rgbe-", fuzz_rgbe_one);
-  CHECK (1, "Radiance HDR reader: %d kept crashers replay without a crash", n);
+  replay_harness (dir, "corpus_rgbe", "rgbe-", 8, fuzz_rgbe_one, "Radiance HDR reader");
   return check_exit_status ();
 }
