@@ -82,8 +82,11 @@ parse_mask (const char *text, gfx_identify_params *p, gfx_error *err)
   gfx_param_describe_range (rows, range, sizeof range);
   if (!text[0])
     return GFX_OK;
-  if (!mask_side (&c, &p->mask_rows) || (*c != 'x' && *c != 'X') || (c++, !mask_side (&c, &p->mask_cols))
-      || *c)
+  bool read = mask_side (&c, &p->mask_rows) && (*c == 'x' || *c == 'X');
+  if (read)
+    c++;
+  read = read && mask_side (&c, &p->mask_cols) && !*c;
+  if (!read)
     return gfx_fail (err, GFX_ERR_PARAM, "--mask %s: expected M1xM2, %s each, e.g. 3x3", text,
                      range);
   if (gfx_param_check (rows, p, err) != GFX_OK || gfx_param_check (cols, p, err) != GFX_OK)
