@@ -272,10 +272,10 @@ load_buffer (const char *path, const char *name, int *frames, gfx_error *err)
   GeglBuffer *buffer = NULL;
   char said[256], converted[GFX_PATH_LEN] = "";
   *frames = 1;
-  const char *named = cli_loader_by_signature (path);
+  const char *named = cli_loader_by_signature (path); /* the file's head, read once */
   if (named && !strcmp (named, "gegl:rgbe-load"))
     return load_rgbe (path, name, err);
-  const char *loader = cli_loader_for_content (path);
+  const char *loader = named && gegl_has_operation (named) ? named : NULL;
   if (!loader && cli_magick_only (path)
       && cli_magick_to_png (path, name, converted, sizeof converted, err))
     {

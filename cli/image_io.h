@@ -18,10 +18,8 @@ cli_be32 (const unsigned char *p)
   return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16 | (uint32_t) p[2] << 8 | p[3];
 }
 
-/* The GEGL loader for the file at path by its first bytes ("gegl:png-load"), or NULL when
- * they name none that GEGL has here (image_sniff.c). */
-const char *cli_loader_for_content (const char *path);
-/* The loader they name, whether GEGL has it or not (GEGL need not run), or NULL. */
+/* The GEGL loader the first bytes of the file at path name ("gegl:png-load"), whether GEGL
+ * has it here or not (GEGL need not run), or NULL (image_sniff.c). */
 const char *cli_loader_by_signature (const char *path);
 /* Whether the file at path is one only ImageMagick reads here (BMP, TGA, PSD...), by its
  * extension or its first bytes (magick_convert.c). */

@@ -96,13 +96,6 @@ cli_magick_by_signature (const char *path)
                 sizeof MAGICK_SIGNATURES / sizeof MAGICK_SIGNATURES[0]) != NULL;
 }
 
-const char *
-cli_loader_for_content (const char *path)
-{
-  const char *op = cli_loader_by_signature (path);
-  return op && gegl_has_operation (op) ? op : NULL;
-}
-
 bool
 cli_load_found_no_loader (GeglNode *load)
 {
