@@ -56,7 +56,6 @@ static const gfx_param_set identify_cli_set = {
   sizeof (identify_opts), identify_check_opts
 };
 
-/* "M1xM2" checked against the declared mask-rows / mask-cols ranges. */
 /* Digits only (no sign or space), saturating far above any allowed size. */
 static bool
 mask_side (const char **text, int *side)
@@ -75,13 +74,13 @@ mask_side (const char **text, int *side)
 static gfx_status
 parse_mask (const char *text, gfx_identify_params *p, gfx_error *err)
 {
+  if (!text[0])
+    return GFX_OK;
   const char *c = text;
   const gfx_param_desc *rows = gfx_params_find (&gfx_identify_param_set, "mask-rows");
   const gfx_param_desc *cols = gfx_params_find (&gfx_identify_param_set, "mask-cols");
   char range[64];
   gfx_param_describe_range (rows, range, sizeof range);
-  if (!text[0])
-    return GFX_OK;
   bool read = mask_side (&c, &p->mask_rows) && (*c == 'x' || *c == 'X');
   if (read)
     c++;

@@ -471,7 +471,7 @@ gfx_identify_report_text (const gfx_identify_report *r, int method, gfx_translat
        method == GFX_IDENTIFY_LAD ? T (N_("mean absolute")) : T (N_("RMS")), r->residual);
   bool same = true; /* one line for all four quadrants when they agree, else one each */
   for (int q = 1; q < GFX_IIR_QUADRANTS; q++)
-    same = same && (r->lambda[q] == r->lambda[0] || (isinf (r->lambda[q]) && isinf (r->lambda[0])));
+    same = same && r->lambda[q] == r->lambda[0]; /* INFINITY (FIR) equals itself */
   if (same && isinf (r->lambda[0]))
     ADD ("%s\n", T (N_("regularisation: recursive part dropped (FIR fit)")));
   else if (same)

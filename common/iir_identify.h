@@ -9,12 +9,13 @@
  * Each quadrant is fitted on its own (LS or LAD, iir_identify_solve.h).  A plain fit on
  * real images is often unstable (the equations use the true sharp y in the recursion, the
  * filter its own output), so the recursive part is regularised: for lambda on a fixed
- * ladder (0 first, up to the pure FIR fit) every quadrant is fitted, and each quadrant keeps
- * the rung whose fit, applied alone to the blurred fragments, comes closest (RMS) to the
- * sharp fragments among those with a stability margin of at least GFX_IDENTIFY_MIN_MARGIN.
- * Each fit's a is scaled to a DC gain sum(a) / sum(b) of 1 (flat areas keep their value),
- * unless the gain is below 1/2 or above 2.  A quadrant whose data a stable filter of unit
- * gain made exactly comes back as that filter (lambda = 0), whatever the other three. */
+ * ladder (0 first, up to the pure FIR fit) every quadrant is fitted, fits with a stability
+ * margin below GFX_IDENTIFY_MIN_MARGIN are dropped, and each quadrant keeps its own rung:
+ * starting from the best rung common to the four, each quadrant's rung is changed in turn
+ * while the filtered blurred fragments come closer (RMS) to the sharp ones.  Each fit's a
+ * is scaled to a DC gain sum(a) / sum(b) of 1 (flat areas keep their value), unless the
+ * gain is below 1/2 or above 2.  A quadrant whose data a stable filter of unit gain made
+ * exactly comes back as that filter (lambda = 0), whatever the other three. */
 #ifndef GFX_IIR_IDENTIFY_H
 #define GFX_IIR_IDENTIFY_H
 
