@@ -1,4 +1,5 @@
 /* The local-enhance parameters, declared once, and the filter descriptor. */
+#include <math.h>
 #include <stddef.h>
 
 #include "c_numbers.h"
@@ -13,7 +14,10 @@ GFX_CHOICES_MATCH (gfx_enhance_rule_choices, GFX_RULE_4TH + 1);
 GFX_CHOICES_MATCH (rule_labels, GFX_RULE_4TH + 1);
 
 #define FIELD(f) offsetof (gfx_enhance_params, f)
-#define K_MAX 10.0 /* ample for both rules (G&W use k <= 1); keeps the dialog sliders usable */
+/* SPEC: every k >= 0, with no upper bound (a huge k switches its bound off).  The dialog's
+ * sliders end at K_SLIDER, ample for both rules (G&W use k <= 1); larger values are typed. */
+#define K_MAX HUGE_VAL
+#define K_SLIDER 10.0
 
 /* k3 defaults to 0.4, the 3rd edition's upper sigma bound: with the defaults k2 <= k3
  * holds, and --rule 4th --k0 0 --k1 0.4 --k2 0.02 gives exactly the 3rd-edition default. */
@@ -24,16 +28,17 @@ static const gfx_param_desc enhance_params[] = {
   { .name = "k0", .label = N_("k_0"), .type = GFX_PT_FLOAT, .offset = FIELD (k0),
     .help = N_("Mean bound: local mean at most k0 times the global mean (3rd edition); "
                "lower mean bound (4th)"),
-    .def = 0.4, .min = 0.0, .max = K_MAX, .step = 0.001 },
+    .def = 0.4, .min = 0.0, .max = K_MAX, .slider_max = K_SLIDER, .step = 0.001 },
   { .name = "k1", .label = N_("k_1"), .type = GFX_PT_FLOAT, .offset = FIELD (k1),
     .help = N_("Lower sigma bound, times the global sigma (3rd edition); upper mean bound (4th)"),
-    .def = 0.02, .min = 0.0, .max = K_MAX, .step = 0.001 },
+    .def = 0.02, .min = 0.0, .max = K_MAX, .slider_max = K_SLIDER, .step = 0.001 },
   { .name = "k2", .label = N_("k_2"), .type = GFX_PT_FLOAT, .offset = FIELD (k2),
     .help = N_("Upper sigma bound, times the global sigma (3rd edition); lower sigma bound (4th)"),
-    .def = 0.4, .min = 0.0, .max = K_MAX, .step = 0.001 },
+    .def = 0.4, .min = 0.0, .max = K_MAX, .slider_max = K_SLIDER, .step = 0.001 },
   { .name = "k3", .label = N_("k_3"), .type = GFX_PT_FLOAT, .offset = FIELD (k3),
     .help = N_("Upper sigma bound, times the global sigma (4th edition only)"), .def = 0.4,
-    .min = 0.0, .max = K_MAX, .step = 0.001, .used_if = "rule", .used_if_value = GFX_RULE_4TH },
+    .min = 0.0, .max = K_MAX, .slider_max = K_SLIDER, .step = 0.001, .used_if = "rule",
+    .used_if_value = GFX_RULE_4TH },
   { .name = "rule", .label = N_("R_ule"), .type = GFX_PT_ENUM, .offset = FIELD (rule),
     .help = N_("Gonzalez & Woods edition: 3rd (upper mean bound, sigma range) or 4th (mean "
                "and sigma ranges)"),

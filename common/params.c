@@ -127,9 +127,12 @@ gfx_param_describe_range (const gfx_param_desc *d, char *buf, size_t len)
       }
     case GFX_PT_FLOAT:
       {
-        gfx_snprintf_c (buf, len, /* as the values are written */
-                        (d->flags & GFX_PF_MIN_EXCLUSIVE) ? "more than %g, up to %g"
-                                                          : "%g to %g", d->min, d->max);
+        const int exclusive = (d->flags & GFX_PF_MIN_EXCLUSIVE) != 0;
+        if (isinf (d->max)) /* no upper bound */
+          gfx_snprintf_c (buf, len, exclusive ? "more than %g" : "%g or more", d->min);
+        else /* as the values are written */
+          gfx_snprintf_c (buf, len, exclusive ? "more than %g, up to %g" : "%g to %g", d->min,
+                          d->max);
         break;
       }
     }

@@ -39,7 +39,7 @@ typedef struct {
   const char *help;   /* one line: PDB blurb, tooltip, --help text; marked N_() */
   gfx_param_type type;
   size_t offset;      /* of the field in the values struct */
-  double def, min, max;
+  double def, min, max;   /* FLOAT max may be HUGE_VAL: no upper bound (SPEC: every k >= 0) */
   const char *const *choices;       /* ENUM: CLI spellings in PDB order, NULL-terminated */
   const char *const *choice_labels; /* ENUM: dialog labels, marked N_() */
   unsigned flags;
@@ -51,6 +51,8 @@ typedef struct {
   const char *used_if;    /* dialog: greyed unless the parameter of this name has the value */
   double used_if_value;   /* used_if_value (k3 means something under the 4th-edition rule only) */
   const char *cli_value;  /* CLI --help: the value's name (" M1xM2"); NULL: by type (" FILE") */
+  double slider_max;      /* dialog: where the slider ends when max is HUGE_VAL; larger
+                             values are typed into its spin button */
 } gfx_param_desc;
 
 typedef struct gfx_param_set {

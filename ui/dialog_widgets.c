@@ -158,11 +158,26 @@ param_digits (const gfx_param_desc *d)
   return d->type == GFX_PT_FLOAT ? CLAMP ((int) ceil (-log10 (param_step (d))), 0, 6) : 0;
 }
 
+/* Where the slider ends: the upper bound, or slider_max where there is none. */
+static double
+slider_end (const gfx_param_desc *d)
+{
+  return isinf (d->max) ? d->slider_max : d->max;
+}
+
+/* The spin button's upper end: the bound, or G_MAXDOUBLE where there is none (GTK sizes a
+ * spin button from its upper end, and an infinite one breaks that arithmetic). */
+static double
+spin_end (const gfx_param_desc *d)
+{
+  return isinf (d->max) ? G_MAXDOUBLE : d->max;
+}
+
 static GtkWidget *
 make_spin (gfx_dialog *dlg, const gfx_param_desc *d, double v)
 {
   double step = param_step (d);
-  GtkObject *adj = gtk_adjustment_new (v, d->min, d->max, step, step * 10, 0);
+  GtkObject *adj = gtk_adjustment_new (v, d->min, spin_end (d), step, step * 10, 0);
   GtkWidget *spin = gtk_spin_button_new (GTK_ADJUSTMENT (adj), step, param_digits (d));
   gtk_entry_set_width_chars (GTK_ENTRY (spin), 8);
   accept_typed_numbers (spin, d);
@@ -238,13 +253,16 @@ add_row (gfx_dialog *dlg, GtkWidget *table, int row, int i)
     {
     case GFX_PT_FLOAT:
     case GFX_PT_INT:
-      if (!d->auto_label && d->max - d->min <= SCALE_MAX_SPAN)
+      if (!d->auto_label && slider_end (d) - d->min <= SCALE_MAX_SPAN)
         {
+          /* Without an upper bound the slider ends at slider_max and the spin button
+           * takes any larger value. */
           double step = param_step (d);
+          gboolean bounded = !isinf (d->max);
           GtkObject *adj = gimp_scale_entry_new (GTK_TABLE (table), 0, row, label, 160, 8, v,
-                                                 d->min, d->max, step, step * 10,
-                                                 param_digits (d), TRUE, d->min, d->max,
-                                                 help, NULL);
+                                                 d->min, slider_end (d), step, step * 10,
+                                                 param_digits (d), bounded, d->min,
+                                                 spin_end (d), help, NULL);
           w = GIMP_SCALE_ENTRY_SPINBUTTON (adj);
           accept_typed_numbers (w, d);
           dlg->scales[i] = adj;

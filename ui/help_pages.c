@@ -4,6 +4,7 @@
 #include "help_pages.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -153,7 +154,9 @@ put_values (GString *page, const gfx_param_desc *d, gboolean pdb)
         break;
       }
     case GFX_PT_FLOAT:
-      if (d->flags & GFX_PF_MIN_EXCLUSIVE)
+      if (isinf (d->max))
+        put (page, (d->flags & GFX_PF_MIN_EXCLUSIVE) ? "> %.10g" : "≥ %.10g", d->min);
+      else if (d->flags & GFX_PF_MIN_EXCLUSIVE)
         put (page, "> %.10g, ≤ %.10g", d->min, d->max);
       else
         put (page, "%.10g – %.10g", d->min, d->max);

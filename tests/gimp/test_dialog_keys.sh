@@ -88,6 +88,28 @@ if typed enhance-typed "Local Enhance (histogram statistics)" rgba8.png \
     "$work/cli-enhance.png"
 fi
 
+# k has no upper bound: values past the slider's end (10) are typed into its box.  The
+# image is flat but for an 8x8 noisy spot whose local sigma is ~20 times the global one,
+# so k2 = 25 enhances the spot and k2 = 10 (the old bound) would not.
+"$py" - "$work/spot.png" <<'PY'
+import sys, numpy as np, cv2
+rng = np.random.default_rng(4)
+img = (100 + rng.integers(-2, 3, (200, 200))).astype(np.uint8)
+img[96:104, 96:104] = rng.integers(0, 201, (8, 8))
+cv2.imwrite(sys.argv[1], img)
+PY
+if typed enhance-typed-large-k "Local Enhance (histogram statistics)" spot.png \
+     '(plug-in-gpufx-local-enhance RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0)' \
+     $(field 0 2) $(field 2 25) $(field w 7) alt+o; then
+  for k2 in 25 10; do
+    "$cli" enhance "$work/spot.png" "$work/cli-spot-$k2.png" --k0 2 --k2 $k2 --window 7 \
+      --backend cpu --quiet
+  done
+  check_images enhance-large-k-matters differ "$work/cli-spot-25.png" "$work/cli-spot-10.png"
+  compare_images enhance-typed-k-past-the-slider-reaches-the-filter \
+    "$work/typed-enhance-typed-large-k.png" "$work/cli-spot-25.png"
+fi
+
 { echo 'gpufx-iir 1'; echo 'mask 1 2'
   for q in 1 2 3 4; do echo "q$q a 0.7 0"; echo "q$q b 1 -0.3"; done; } >"$work/typed.iir"
 if typed deblur-typed "IIR Deblur (quadrant filters)" rgba8.png \

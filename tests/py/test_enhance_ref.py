@@ -137,6 +137,11 @@ def photographs(tmp):
     compare(moon, dict(DEFAULT, window=15, k0=0.8, k2=0.6), tmp, "moon n=15 k0=0.8 k2=0.6")
     compare(moon, dict(DEFAULT, rule="4th", k0=0.0, k1=0.5, k2=0.02, k3=0.4, window=9),
             tmp, "moon 4th edition n=9")
+    # SPEC: every k >= 0 with no upper bound; a huge k switches its bound off (our integer
+    # thresholds saturate: k2 * sigma_G * N squared overflows a double).
+    compare(cam, dict(DEFAULT, window=7, k0=25.0, k2=1e300), tmp, "camera n=7 k0=25 k2=1e300")
+    compare(moon, dict(DEFAULT, rule="4th", k0=0.5, k1=1e300, k2=0.1, k3=1e300, window=5),
+            tmp, "moon 4th edition n=5 k1=k3=1e300")
     compare(astro, dict(DEFAULT, window=5, k0=0.6), tmp, "astronaut RGB luminance n=5")
     compare(astro, dict(DEFAULT, window=31, k0=0.6), tmp, "astronaut RGB per-channel n=31",
             per_channel=True)
@@ -154,6 +159,8 @@ def synthetic(tmp):
     compare((dark * 255).astype(np.uint8), dict(p, window=63, rule="4th", k0=0.1, k1=0.9,
                                                 k2=0.05, k3=1.0), tmp, "300x200 8-bit 4th n=63")
     compare(dark, dict(p, window=9), tmp, "300x200 float n=9", ext=".tiff")
+    compare(dark, dict(p, window=9, k0=1e300, k2=1e300), tmp, "300x200 float n=9 k0=k2=1e300",
+            ext=".tiff")
     # Highlights above 1 (GIMP's float layers hold them): enhanced, never lowered to 1.
     hdr = dark * 3.0
     compare(hdr, dict(p, window=9, k0=1.2), tmp, "300x200 float 0..3 n=9", ext=".tiff")

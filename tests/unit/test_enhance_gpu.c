@@ -171,6 +171,33 @@ test_depths (int quick)
   gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
 }
 
+/* k without an upper bound (SPEC: every k >= 0): with k = 1e300 the bound's product
+ * overflows a double and the integer thresholds saturate; every kernel and depth must
+ * saturate as the CPU does.  3rd edition: the mean bound and the upper sigma bound off;
+ * 4th: both upper bounds off. */
+static void
+test_unbounded_k (void)
+{
+  static const gfx_depth depths[] = { GFX_U8, GFX_U16, GFX_F32 };
+  gfx_error err;
+  for (int kern = 1; kern <= 2; kern++)
+    for (int di = 0; di < 3; di++)
+      for (int rule = 0; rule <= 1; rule++)
+        {
+          gfx_cuda_enhance_set_tuning (kern, 0, 0, 0, 0, &err);
+          gfx_enhance_params p = test_enhance_case (di == 0 ? 3 : 7, 0, rule);
+          if (rule == GFX_RULE_3RD)
+            p.k0 = 1e300, p.k2 = 1e300;
+          else
+            p.k1 = 1e300, p.k3 = 1e300;
+          long enhanced = 0;
+          int ok = same (203, 61, 1, 0, depths[di], p, 1, &enhanced);
+          CHECK (ok, "GPU = CPU, kernel=%d, k = 1e300: 203x61 %s, rule %s (%ld enhanced)", kern,
+                 gfx_depth_name (depths[di]), gfx_enhance_rule_choices[rule], enhanced);
+        }
+  gfx_cuda_enhance_set_tuning (0, 0, 0, 0, 0, &err);
+}
+
 /* Images taller than a grid's second dimension allows (65535 blocks: 4.2 million rows of
  * 64-row tiles, 8.4 million of 128-row walks): the tile and walk kernels number their
  * blocks in one dimension.  8-bit n = 5 and 16-bit and float n = 3 (tile kernel), 8-bit
@@ -283,6 +310,7 @@ main (void)
     test_not_resident ();
   test_big_windows (quick);
   test_depths (quick);
+  test_unbounded_k ();
   if (!quick) /* 12-25 million pixels: too slow under compute-sanitizer */
     test_tall ();
   return check_exit_status ();

@@ -1,4 +1,5 @@
 /* The parameter declarations and their validation messages. */
+#include <math.h>
 #include <string.h>
 
 #include "../../common/enhance.h"
@@ -8,6 +9,20 @@
 #include "check.h"
 
 /* Every "used only if" names a parameter of the same set and a value that one can take. */
+/* A parameter without an upper bound says where the dialog's slider ends. */
+static void
+check_slider_ends (const gfx_param_set *set)
+{
+  for (int i = 0; i < set->n_params; i++)
+    {
+      const gfx_param_desc *d = &set->params[i];
+      if (isinf (d->max))
+        CHECK (d->type == GFX_PT_FLOAT && d->slider_max > d->min && isfinite (d->slider_max),
+               "%s: %s has no upper bound and its slider ends at %g, above its minimum %g",
+               set->name, d->name, d->slider_max, d->min);
+    }
+}
+
 static void
 check_used_if (const gfx_param_set *set)
 {
@@ -34,7 +49,10 @@ main (void)
   const gfx_param_set *sets[] = { &gfx_halftone_param_set, &gfx_enhance_param_set,
                                   &gfx_iir_deblur_param_set, &gfx_identify_param_set };
   for (size_t i = 0; i < sizeof sets / sizeof *sets; i++)
-    check_used_if (sets[i]);
+    {
+      check_used_if (sets[i]);
+      check_slider_ends (sets[i]);
+    }
   /* An out-of-range value is named with the digits that put it out of range. */
   gfx_enhance_params e;
   gfx_error range_err, *errp = &range_err;
@@ -52,6 +70,16 @@ main (void)
              == GFX_ERR_PARAM
            && strstr (errp->msg, "not a number (numbers take a decimal point, not a comma)"),
          "gain 4,5 (a locale's decimal comma) is refused saying why: %s", errp->msg);
+  /* SPEC: every k >= 0, no upper bound (a huge k switches its bound off); still finite. */
+  e.k0 = 0.4;
+  e.k2 = 1e300;
+  CHECK (gfx_params_validate (&gfx_enhance_param_set, &e, errp) == GFX_OK,
+         "k2 = 1e300 is allowed (every k >= 0)");
+  const gfx_param_desc *k2 = gfx_params_find (&gfx_enhance_param_set, "k2");
+  CHECK (gfx_param_parse (k2, &e, "inf", errp) == GFX_ERR_PARAM
+           && strstr (errp->msg, "k2 = inf is out of range: allowed 0 or more"),
+         "k2 = inf is refused, naming the range '0 or more': %s", errp->msg);
+  e.k2 = 0.4;
   const gfx_param_desc *k3 = gfx_params_find (&gfx_enhance_param_set, "k3");
   CHECK (k3 && k3->used_if && !strcmp (k3->used_if, "rule") && k3->used_if_value == GFX_RULE_4TH,
          "enhance: k3 is greyed in the dialog unless the rule is the 4th edition's");
@@ -80,6 +108,8 @@ main (void)
     { &gfx_halftone_param_set, "margin", "-1 (auto) or 0 to 1048576" },
     { &gfx_halftone_param_set, "levels", "2 to 256" },
     { &gfx_enhance_param_set, "window", "3 to 255 in steps of 2" },
+    { &gfx_enhance_param_set, "k1", "0 or more" },
+    { &gfx_enhance_param_set, "gain", "more than 0, up to 64" },
   };
   for (size_t i = 0; i < sizeof ranges / sizeof *ranges; i++)
     {
