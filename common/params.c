@@ -2,6 +2,7 @@
 
 #include "c_numbers.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,14 +181,21 @@ gfx_params_validate (const gfx_param_set *set, const void *values, gfx_error *er
   return set->check ? set->check (values, err) : GFX_OK;
 }
 
+enum { NOT_A_NUMBER, A_NUMBER, BEYOND_DOUBLE };
+
+/* BEYOND_DOUBLE: a number no double holds, 1e400 or 1e-400 (strtod's inf or 0 would be
+ * quoted back to the user in place of what was typed). */
 static int
 parse_number (const char *text, double *out)
 {
   char *end;
   if (!*text)
-    return 0;
+    return NOT_A_NUMBER;
+  errno = 0;
   *out = gfx_strtod_c (text, &end);
-  return *end == '\0';
+  if (*end != '\0')
+    return NOT_A_NUMBER;
+  return errno == ERANGE && (isinf (*out) || *out == 0) ? BEYOND_DOUBLE : A_NUMBER;
 }
 
 gfx_status
@@ -195,6 +203,7 @@ gfx_param_parse (const gfx_param_desc *d, void *values, const char *text, gfx_er
 {
   char range[256];
   double v;
+  int kind;
   gfx_param_describe_range (d, range, sizeof range);
   switch (d->type)
     {
@@ -211,7 +220,8 @@ gfx_param_parse (const gfx_param_desc *d, void *values, const char *text, gfx_er
             gfx_param_put (d, values, i);
             return GFX_OK;
           }
-      if (parse_number (text, &v) && v == floor (v) && v >= 0 && v < choice_count (d))
+      if (parse_number (text, &v) == A_NUMBER && v == floor (v) && v >= 0
+          && v < choice_count (d))
         {
           gfx_param_put (d, values, v);
           return GFX_OK;
@@ -228,7 +238,8 @@ gfx_param_parse (const gfx_param_desc *d, void *values, const char *text, gfx_er
       return GFX_OK;
     case GFX_PT_INT:
     case GFX_PT_DRAWABLE:
-      if (!parse_number (text, &v) || v != floor (v))
+      kind = parse_number (text, &v); /* 1e400 is out of range, 1e-400 not whole */
+      if (kind == NOT_A_NUMBER || v != floor (v) || (kind == BEYOND_DOUBLE && v == 0))
         return gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is not a whole number: allowed %s",
                          d->name, text, range);
       if (fabs (v) > 2e9)
@@ -237,10 +248,16 @@ gfx_param_parse (const gfx_param_desc *d, void *values, const char *text, gfx_er
       gfx_param_put (d, values, v);
       return gfx_param_check (d, values, err);
     case GFX_PT_FLOAT:
-      if (!parse_number (text, &v))
-        return gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is not a number%s: allowed %s", d->name,
-                         text, strchr (text, ',') ? " (numbers take a decimal point, not a comma)"
-                                                  : "", range);
+      switch (parse_number (text, &v))
+        {
+        case NOT_A_NUMBER:
+          return gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is not a number%s: allowed %s",
+                           d->name, text, strchr (text, ',') ? " (numbers take a decimal point, "
+                                                               "not a comma)" : "", range);
+        case BEYOND_DOUBLE:
+          return gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is %s for a double: allowed %s",
+                           d->name, text, v == 0 ? "too close to 0" : "too large", range);
+        }
       gfx_param_put (d, values, v);
       return gfx_param_check (d, values, err);
     }

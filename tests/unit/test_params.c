@@ -80,6 +80,21 @@ main (void)
            && strstr (errp->msg, "k2 = inf is out of range: allowed 0 or more"),
          "k2 = inf is refused, naming the range '0 or more': %s", errp->msg);
   e.k2 = 0.4;
+  /* A number beyond a double is quoted as typed, not as strtod's 0 or inf. */
+  const gfx_param_desc *gain = gfx_params_find (&gfx_enhance_param_set, "gain");
+  CHECK (gfx_param_parse (gain, &e, "1e-400", errp) == GFX_ERR_PARAM
+           && strstr (errp->msg, "gain: '1e-400' is too close to 0 for a double"),
+         "gain 1e-400 is named as typed: %s", errp->msg);
+  CHECK (gfx_param_parse (k2, &e, "1e400", errp) == GFX_ERR_PARAM
+           && strstr (errp->msg, "k2: '1e400' is too large for a double: allowed 0 or more"),
+         "k2 1e400 is named as typed: %s", errp->msg);
+  CHECK (gfx_param_parse (gfx_params_find (&gfx_enhance_param_set, "window"), &e, "1e-400",
+                          errp) == GFX_ERR_PARAM
+           && strstr (errp->msg, "not a whole number"),
+         "window 1e-400 is not a whole number: %s", errp->msg);
+  CHECK (gfx_param_parse (gain, &e, "1e-310", errp) == GFX_OK && e.gain > 0,
+         "gain 1e-310 (a subnormal double) is a number above 0");
+  e.gain = 4.0;
   const gfx_param_desc *k3 = gfx_params_find (&gfx_enhance_param_set, "k3");
   CHECK (k3 && k3->used_if && !strcmp (k3->used_if, "rule") && k3->used_if_value == GFX_RULE_4TH,
          "enhance: k3 is greyed in the dialog unless the rule is the 4th edition's");
