@@ -33,10 +33,11 @@ static const gfx_param_desc stability_params[] = {
   { .name = "stabilise", .type = GFX_PT_STRING, .offset = FIELD (stabilise),
     .help = "write a stabilised copy of the filter to this file and report the changes" },
   { .name = "margin", .type = GFX_PT_FLOAT, .offset = FIELD (margin), .def = 0.02,
-    .min = 0, .max = 0.99, .flags = GFX_PF_MIN_EXCLUSIVE,
+    .min = 0, .max = 0.99, .flags = GFX_PF_MIN_EXCLUSIVE, .used_if = "stabilise",
     .help = "stability margin 1 - max|root| that --stabilise makes every quadrant reach" },
   { .name = "plot-size", .type = GFX_PT_INT, .offset = FIELD (size), .def = 320, .min = 64,
-    .max = 2048, .help = "side of each quadrant's panel in the picture, in pixels" },
+    .max = 2048, .used_if = "plot",
+    .help = "side of each quadrant's panel in the picture, in pixels" },
 };
 
 static const gfx_param_set stability_set = {

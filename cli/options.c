@@ -267,6 +267,23 @@ refuse_empty (const cli_spec *spec, const void *values, const cli_args *args,
   return -1;
 }
 
+/* An option that only matters with a file option (--margin with --stabilise) is refused
+ * without it: silently ignored, it would look as if it had been applied. */
+static int
+refuse_unused (const cli_spec *spec, const void *values, const bool given[64])
+{
+  for (int i = 0; spec->set && i < spec->set->n_params && i < 64; i++)
+    {
+      const gfx_param_desc *d = &spec->set->params[i];
+      const gfx_param_desc *key = d->used_if ? gfx_params_find (spec->set, d->used_if) : NULL;
+      if (given[i] && key && key->type == GFX_PT_STRING && !gfx_param_get_string (key, values)[0])
+        return cli_fail (spec->cmd, CLI_USAGE, "--%s is used only with --%s%s (see gpufx %s "
+                         "--help)", gfx_param_cli_name (d), gfx_param_cli_name (key),
+                         metavar (key), spec->cmd);
+    }
+  return -1;
+}
+
 int
 cli_parse (const cli_spec *spec, int argc, char **argv, void *values, cli_args *args)
 {
@@ -322,5 +339,5 @@ cli_parse (const cli_spec *spec, int argc, char **argv, void *values, cli_args *
     if ((spec->set->params[i].flags & GFX_PF_REQUIRED) && !given[i])
       return cli_fail (spec->cmd, CLI_USAGE, "--%s is required (see gpufx %s --help)",
                        gfx_param_cli_name (&spec->set->params[i]), spec->cmd);
-  return -1;
+  return refuse_unused (spec, values, given);
 }

@@ -48,7 +48,9 @@ typedef struct {
                              integer also the grid of its allowed values from min */
   const char *cli_name;   /* CLI option when it differs from name (PDB filter-file is
                              --filter), else NULL */
-  const char *used_if;    /* dialog: greyed unless the parameter of this name has the value */
+  const char *used_if;    /* dialog: greyed unless the parameter of this name has the value;
+                             a STRING of that name: used only with that file (the CLI
+                             refuses the option without it: --margin needs --stabilise) */
   double used_if_value;   /* used_if_value (k3 means something under the 4th-edition rule only) */
   const char *cli_value;  /* CLI --help: the value's name (" M1xM2"); NULL: by type (" FILE") */
   double slider_max;      /* dialog: where the slider ends when max is HUGE_VAL; larger

@@ -80,6 +80,15 @@ def main():
         r = T.run_cli("stability", bad, "--stabilise", fixed, "--margin", "0.05")
         T.check(r.returncode == 0 and "q2 stabilised" in r.stdout, "--stabilise reports the "
                 "change", r.stdout + r.stderr)
+        # An option that only matters with another is refused without it (ignored, it
+        # would look applied): exit 2 before the verdict, naming both.
+        for opt, needs in ((["--margin", "0.05"], "--stabilise FILE"),
+                           (["--plot-size", "128"], "--plot PNG")):
+            r = T.run_cli("stability", bad, *opt)
+            T.check(r.returncode == 2 and not r.stdout
+                    and f"{opt[0]} is used only with {needs}" in r.stderr,
+                    f"{opt[0]} without {needs.split()[0]}: exit 2 naming both",
+                    f"exit {r.returncode}: {r.stdout}{r.stderr}")
         r = T.run_cli("stability", fixed)
         m = re.search(r"q2 stable margin (\d+\.\d+)", r.stdout)
         T.check(r.returncode == 0 and m and float(m.group(1)) >= 0.0499,
