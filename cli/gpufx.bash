@@ -10,7 +10,12 @@ _gpufx () {
     mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
     return
   fi
-  [[ ${COMP_WORDS[1]} == -* ]] && return   # --help, --version take nothing
+  if [ "$COMP_CWORD" -eq 2 ] && [[ ${COMP_WORDS[1]} =~ ^(help|--help|-h)$ ]]; then
+    words=$("${COMP_WORDS[0]}" --complete-words 2>/dev/null | grep -v '^-')   # help CMD
+    mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
+    return
+  fi
+  [[ ${COMP_WORDS[1]} == -* ]] && return   # --version takes nothing, --help one command
   # Lines "--name [choices | :file | :value]"; a command without them (bench) gives none.
   words=$("${COMP_WORDS[0]}" "${COMP_WORDS[1]}" --complete-words 2>/dev/null | grep -- '^--')
   # "--kernel=s": bash splits the word at '=' (COMP_WORDBREAKS).

@@ -9,6 +9,7 @@
  *     cli_parse/cli_help over a parameter table, cli_load/cli_save, cli_fail). */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +60,18 @@ usage (FILE *out)
                 "number of CPU threads.\n");
 }
 
+static bool
+is_help (const char *word)
+{
+  return !strcmp (word, "--help") || !strcmp (word, "-h") || !strcmp (word, "help");
+}
+
+static bool
+is_version (const char *word)
+{
+  return !strcmp (word, "--version") || !strcmp (word, "version");
+}
+
 static int
 dispatch (int argc, char **argv)
 {
@@ -68,12 +81,21 @@ dispatch (int argc, char **argv)
       return CLI_USAGE;
     }
   const char *name = argv[1];
-  if (!strcmp (name, "--help") || !strcmp (name, "-h") || !strcmp (name, "help"))
+  /* gpufx help CMD is gpufx CMD --help (as git's); an unknown CMD is refused there. */
+  if (is_help (name) && argc == 3 && !is_help (argv[2]) && !is_version (argv[2]))
+    {
+      char *sub[] = { argv[0], argv[2], "--help", NULL };
+      return dispatch (3, sub);
+    }
+  if ((is_help (name) || is_version (name)) && argc > 2 + is_help (name))
+    return cli_fail (NULL, CLI_USAGE, "unexpected argument '%s' after %s (usage: gpufx %s%s)",
+                     argv[2 + is_help (name)], name, name, is_help (name) ? " [COMMAND]" : "");
+  if (is_help (name))
     {
       usage (stdout);
       return CLI_OK;
     }
-  if (!strcmp (name, "--version") || !strcmp (name, "version"))
+  if (is_version (name))
     return version_main ();
   if (!strcmp (name, "--complete-words")) /* the commands, for cli/gpufx.bash */
     {

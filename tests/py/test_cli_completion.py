@@ -35,6 +35,21 @@ T.check(set(commands) <= set(got) and "--version" in got and not err,
 T.check(complete("gpufx", "sta")[0] == ["stability"], "a command's prefix completes it",
         str(complete("gpufx", "sta")))
 
+# gpufx help CMD (or --help CMD) is CMD --help: the second word completes to a command.
+for word in ("help", "--help"):
+    T.check(complete("gpufx", word, "en")[0] == ["enhance"] and
+            set(complete("gpufx", word, "")[0]) == set(commands),
+            f"gpufx {word} CMD: the command completes", str(complete("gpufx", word, "")))
+    r = T.run_cli(word, "halftone")
+    T.check(r.returncode == 0 and r.stdout == help_text("halftone"),
+            f"gpufx {word} halftone prints gpufx halftone --help", r.stdout[:200] + r.stderr)
+for words, needle in ((("help", "bogus"), "unknown command 'bogus'"),
+                      (("--help", "halftone", "x"), "unexpected argument 'x' after --help"),
+                      (("--version", "x"), "unexpected argument 'x' after --version")):
+    r = T.run_cli(*words)
+    T.check(r.returncode == 2 and needle in r.stderr, f"gpufx {' '.join(words)}: exit 2, "
+            f"{needle}", f"exit {r.returncode}: {r.stderr}")
+
 for cmd in ["halftone", "enhance", "deblur", "identify", "stability"]:
     text = help_text(cmd)
     options = sorted(re.findall(r"^  (--[a-z0-9-]+)", text, re.M))
