@@ -89,13 +89,12 @@ gfx_halftone (const gfx_image *in, gfx_image *out, const gfx_halftone_params *p,
   gfx_image clipped = { 0 };
   if (!gfx_image_within_unit (in))
     {
-      st = gfx_image_clone (&clipped, in, err);
+      st = gfx_image_clamped_copy (&clipped, in, err);
       if (st != GFX_OK)
         {
           gfx_image_free (out);
           return st;
         }
-      gfx_image_clamp_unit (&clipped);
     }
   halftone_job job = { clipped.pixels ? &clipped : in, out, p, progress };
   st = gfx_dispatch (p->backend, run_gpu, run_cpu, &job, info, err);

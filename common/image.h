@@ -91,9 +91,10 @@ gfx_status gfx_image_check_finite (const gfx_image *img, const char *what, gfx_e
 float gfx_image_max_abs (const gfx_image *img);
 
 /* Whether every colour sample lies in [0, 1] (always, for integer images), in one pass
- * on all cores; gfx_image_clamp_unit clips a float image's colour samples to [0, 1]. */
+ * on all cores; gfx_image_clamped_copy allocates dst as a copy of src with a float
+ * image's colour samples clipped to [0, 1] (alpha as it is), in one pass on all cores. */
 bool gfx_image_within_unit (const gfx_image *img);
-void gfx_image_clamp_unit (gfx_image *img);
+gfx_status gfx_image_clamped_copy (gfx_image *dst, const gfx_image *src, gfx_error *err);
 
 /* Turns img upright as EXIF orientation 1-8 asks (2-8 move pixels; 5-8 swap width and
  * height; anything else leaves it as it is), into a new buffer. */

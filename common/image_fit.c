@@ -131,20 +131,40 @@ gfx_image_within_unit (const gfx_image *img)
   return img->depth != GFX_F32 || parallel_max_bits (img, 0xffffffffu) <= 0x3f800000u;
 }
 
-void
-gfx_image_clamp_unit (gfx_image *img)
+typedef struct {
+  const gfx_image *src;
+  gfx_image *dst;
+} clamp_job;
+
+static void
+clamp_part (void *ctx, int worker, int n_workers)
 {
-  if (img->depth != GFX_F32)
-    return;
-  const int cc = gfx_image_color_channels (img);
-  const size_t n = (size_t) img->width * img->height;
-  float *px = img->pixels;
-  for (size_t i = 0; i < n; i++)
-    for (int c = 0; c < cc; c++)
+  const clamp_job *j = ctx;
+  const int ch = j->src->channels, cc = gfx_image_color_channels (j->src);
+  const size_t n = (size_t) j->src->width * j->src->height;
+  const float *in = j->src->pixels;
+  float *out = j->dst->pixels;
+  for (size_t i = n * worker / n_workers; i < n * (worker + 1) / n_workers; i++)
+    for (int c = 0; c < ch; c++)
       {
-        float *v = &px[i * img->channels + c];
-        *v = *v < 0.0f ? 0.0f : *v > 1.0f ? 1.0f : *v;
+        const float v = in[i * ch + c];
+        out[i * ch + c] = c >= cc ? v : v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
       }
+}
+
+gfx_status
+gfx_image_clamped_copy (gfx_image *dst, const gfx_image *src, gfx_error *err)
+{
+  if (src->depth != GFX_F32)
+    return gfx_image_clone (dst, src, err);
+  gfx_status st = gfx_image_alloc (dst, src->width, src->height, src->channels, src->has_alpha,
+                                   src->depth, err);
+  if (st != GFX_OK)
+    return st;
+  clamp_job j = { src, dst };
+  gfx_parallel_run (gfx_threads_for ((double) gfx_image_samples (src), 1 << 20, false),
+                    clamp_part, &j);
+  return GFX_OK;
 }
 
 float

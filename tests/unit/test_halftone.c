@@ -308,6 +308,38 @@ check_out_of_range_clipped (void)
     gfx_image_free (&out);
 }
 
+/* The clipped copy the halftone diffuses is made on all cores: the same samples for any
+ * number of workers (GPUFX_THREADS 1, 3, 7 over an odd 101 x 37 RGBA image): colour clipped
+ * to [0, 1], alpha (also out of range) as it was. */
+static void
+check_clamped_copy_threads (void)
+{
+  gfx_image in;
+  gfx_error err;
+  gfx_image_alloc (&in, 101, 37, 4, true, GFX_F32, &err);
+  float *px = in.pixels;
+  for (size_t i = 0; i < gfx_image_samples (&in); i++)
+    px[i] = (float) ((i * 2654435761u) % 1000) / 200.0f - 2.0f; /* -2 .. 3 */
+  static const char *const threads[] = { "1", "3", "7" };
+  for (int t = 0; t < 3; t++)
+    {
+      setenv ("GPUFX_THREADS", threads[t], 1);
+      gfx_image out;
+      int bad = gfx_image_clamped_copy (&out, &in, &err) != GFX_OK;
+      for (size_t i = 0; !bad && i < gfx_image_samples (&in); i++)
+        {
+          float want = i % 4 == 3 ? px[i] : fminf (fmaxf (px[i], 0.0f), 1.0f);
+          bad = ((float *) out.pixels)[i] != want;
+        }
+      CHECK (!bad, "clamped copy, %s thread(s): colour clipped to [0, 1], alpha kept",
+             threads[t]);
+      if (out.pixels)
+        gfx_image_free (&out);
+    }
+  unsetenv ("GPUFX_THREADS");
+  gfx_image_free (&in);
+}
+
 static void
 check_alpha_and_validation (void)
 {
@@ -644,6 +676,7 @@ main (void)
   check_tone ();
   check_mid_grey ();
   check_out_of_range_clipped ();
+  check_clamped_copy_threads ();
   check_alpha_and_validation ();
   check_rows_causal ();
   test_hang_guard (300, "cancel");
