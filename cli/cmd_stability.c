@@ -5,6 +5,7 @@
  * saves the root-locus picture; --stabilise writes a stabilised copy of the filter and
  * says what it changed (SPEC section 3). */
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,6 +55,20 @@ print_verdict (const gfx_iir_stability *st)
             gfx_iir_margin_text (st->margin[q], m));
 }
 
+/* printf into buf after its first *used bytes; what does not fit is cut. */
+static void __attribute__ ((format (printf, 4, 5)))
+append (char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+  if (*used + 1 >= len)
+    return;
+  va_list ap;
+  va_start (ap, fmt);
+  int n = vsnprintf (buf + *used, len - *used, fmt, ap);
+  va_end (ap);
+  if (n > 0)
+    *used = *used + (size_t) n < len ? *used + (size_t) n : len - 1;
+}
+
 static int
 stabilise (const char *cmd, gfx_iir_filter *f, const stability_opts *o, const char *src)
 {
@@ -61,9 +76,11 @@ stabilise (const char *cmd, gfx_iir_filter *f, const stability_opts *o, const ch
   gfx_iir_stabilise_report rep;
   if (gfx_iir_stabilise (f, o->margin, o->samples, &rep, &err) != GFX_OK)
     return cli_fail (cmd, cli_exit_code (err.status), "%s", err.msg);
-  char comment[1024];
-  int used = snprintf (comment, sizeof comment, "stabilised by gpufx from %s (margin %g)", src,
-                       o->margin);
+  /* The source's path may be up to GFX_PATH_LEN long; each quadrant adds a short line. */
+  char comment[GFX_PATH_LEN + 512];
+  size_t used = 0;
+  append (comment, sizeof comment, &used, "stabilised by gpufx from %s (margin %g)", src,
+          o->margin);
   char before[GFX_IIR_MARGIN_TEXT], after[GFX_IIR_MARGIN_TEXT];
   for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
     {
@@ -77,8 +94,8 @@ stabilise (const char *cmd, gfx_iir_filter *f, const stability_opts *o, const ch
       printf ("q%d stabilised: b(k1,k2) scaled by r^(k1+k2) with r = %.6g, a scaled by %.6g, "
               "margin %s -> %s\n", q + 1, rep.r[q], rep.a_scale[q], before,
               gfx_iir_margin_text (rep.margin_after[q], after));
-      used += snprintf (comment + used, sizeof comment - (size_t) used, "\nq%d: r = %.17g, a "
-                        "scale = %.17g", q + 1, rep.r[q], rep.a_scale[q]);
+      append (comment, sizeof comment, &used, "\nq%d: r = %.17g, a scale = %.17g", q + 1,
+              rep.r[q], rep.a_scale[q]);
     }
   if (gfx_iir_write (o->stabilise, f, comment, &err) != GFX_OK)
     return cli_fail (cmd, cli_exit_code (err.status), "%s", err.msg);

@@ -89,6 +89,17 @@ def main():
                     and f"{opt[0]} is used only with {needs}" in r.stderr,
                     f"{opt[0]} without {needs.split()[0]}: exit 2 naming both",
                     f"exit {r.returncode}: {r.stdout}{r.stderr}")
+        # A long path (1,600 characters; PATH_MAX is 4096) is named whole in the stabilised
+        # file's comment, with every quadrant's change after it (the comment overran a
+        # 1024-byte buffer on the stack).
+        long_bad = d + "/" + "./" * 800 + os.path.basename(bad)
+        long_fixed = os.path.join(d, "fixed-long.iir")
+        r = T.run_cli("stability", long_bad, "--stabilise", long_fixed)
+        text = open(long_fixed).read() if os.path.exists(long_fixed) else ""
+        T.check(r.returncode == 0 and f"from {long_bad} (margin 0.02)" in text
+                and "# q2: r = " in text, "--stabilise from a 1,600-character path: the "
+                "comment names it whole, then q2's change", f"exit {r.returncode}: "
+                f"{r.stderr}{text[:200]}")
         r = T.run_cli("stability", fixed)
         m = re.search(r"q2 stable margin (\d+\.\d+)", r.stdout)
         T.check(r.returncode == 0 and m and float(m.group(1)) >= 0.0499,
