@@ -3,6 +3,7 @@
  * colour, and say nothing; the file's own structure tells (and where the loader fails, as
  * for PNG, it says why in words a user reads). */
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,10 @@ pnm_cut_short (FILE *f)
   const long long w = pnm_number (f), h = pnm_number (f), maxval = pnm_number (f);
   if (w <= 0 || h <= 0 || maxval <= 0)
     return false; /* the loader says what is wrong with the header */
-  const long long samples = w * h * (magic[1] == '3' || magic[1] == '6' ? 3 : 1);
+  const int per_pixel = magic[1] == '3' || magic[1] == '6' ? 3 : 1;
+  if (w > LLONG_MAX / 2 / per_pixel / h) /* more bytes than any file holds */
+    return true;
+  const long long samples = w * h * per_pixel;
   if (magic[1] == '5' || magic[1] == '6')
     {
       const long at = ftell (f);

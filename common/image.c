@@ -24,6 +24,9 @@ gfx_image_alloc (gfx_image *img, int width, int height, int channels, bool has_a
   if (width < 1 || height < 1)
     return gfx_fail (err, GFX_ERR_INPUT, "image size %d x %d: width and height must be at least 1",
                      width, height);
+  if (width > GFX_MAX_SIDE || height > GFX_MAX_SIDE)
+    return gfx_fail (err, GFX_ERR_INPUT, "image size %d x %d: a side may be at most %d pixels",
+                     width, height, GFX_MAX_SIDE);
   if (channels < 1 || channels > 4)
     return gfx_fail (err, GFX_ERR_INPUT, "image has %d channels: 1 to 4 are supported", channels);
   size_t samples = (size_t) width * (size_t) height * (size_t) channels;

@@ -27,8 +27,11 @@ typedef struct {
                              image's canvas; 0, 0 for a file): messages name pixels there */
 } gfx_image;
 
-/* Largest image the core accepts, in samples; larger requests fail before allocating. */
+/* Largest image the core accepts, in samples, and its longest side (2^28: the filters
+ * and kernels count rows and columns in int, with room for margins, 2 n mirrors and
+ * n channels; GIMP's own limit is 524288); larger requests fail before allocating. */
 #define GFX_MAX_SAMPLES ((size_t) 1 << 34)
+#define GFX_MAX_SIDE (1 << 28)
 
 size_t gfx_depth_bytes (gfx_depth depth);
 const char *gfx_depth_name (gfx_depth depth);

@@ -70,6 +70,16 @@ def main():
         r = T.run_cli("halftone", head, out, "--backend", "cpu", "--quiet")
         T.check(r.returncode == 2 and "cut short" in r.stderr,
                 "a JPEG cut inside its header: refused as cut short", r.stderr.strip())
+        # A PNM header claiming more samples than any file could hold (2^32 x 2^32: the
+        # product wrapped to 0 in the pre-check, signed overflow): refused as cut short.
+        for magic, dims in ((b"P6", b"9999999999 9999999999"), (b"P5", b"4294967296 4294967296")):
+            huge = os.path.join(d, "huge.pnm")
+            with open(huge, "wb") as f:
+                f.write(magic + b"\n" + dims + b"\n255\n" + bytes(64))
+            r = T.run_cli("halftone", huge, out, "--backend", "cpu", "--quiet")
+            T.check(r.returncode == 2 and "cut short" in r.stderr and "runtime error" not in r.stderr,
+                    f"a {magic.decode()} header of {dims.decode()}: refused as cut short",
+                    f"status {r.returncode}: {r.stderr.strip()}")
         trail = os.path.join(d, "trail.jpg")
         with open(trail, "wb") as f:
             f.write(open(files["prog.jpg"], "rb").read() + b"bytes after the end" * 20)

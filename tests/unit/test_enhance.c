@@ -640,9 +640,28 @@ test_fourth_rule_hint (void)
     gfx_image_free (&bm);
 }
 
+/* A side longer than the core's limit is refused before any work: the window's mirror
+ * (2 n) and the row counts are int.  The pixels are a stand-in that must not be read. */
+static void
+test_side_limit (void)
+{
+  uint8_t stand_in[16] = { 0 };
+  gfx_image in = { .width = 1, .height = GFX_MAX_SIDE + 1, .channels = 1, .depth = GFX_U8,
+                   .pixels = stand_in };
+  gfx_image out, mask;
+  gfx_enhance_params p = test_enhance_defaults ();
+  gfx_error err;
+  gfx_status st = gfx_enhance (&in, &out, &mask, &p, NULL, NULL, &err);
+  CHECK (st == GFX_ERR_INPUT && strstr (err.msg, "a side may be at most 268435456 pixels"),
+         "1 x 2^28+1 refused before any work: %s", st == GFX_OK ? "accepted" : err.msg);
+  if (st == GFX_OK)
+    gfx_image_free (&out), gfx_image_free (&mask);
+}
+
 int
 main (void)
 {
+  test_side_limit ();
   test_validation ();
   test_reflect ();
   test_hand_cases ();
