@@ -65,6 +65,15 @@ if [ ${#plugins[@]} -eq 0 ]; then
   echo "install.sh: no plug-ins in $build (run make first)" >&2
   exit 2
 fi
+# GIMP sets a profile up (brushes, gradients, palettes...) only where its folder does not
+# exist yet: plug-ins/ made in a new one left it half made, and every GIMP run after said
+# "Failed to save data".  So where there is none, GIMP makes it first.
+gimp=${GIMP:-gimp-console-2.10}
+if [ ! -d "$profile" ] && command -v "$gimp" >/dev/null; then
+  (cd / && GIMP2_DIRECTORY=$profile timeout 120 "$gimp" -i -d -f -b '(gimp-quit 0)' \
+     >/dev/null 2>&1) || true
+  [ -d "$profile" ] && echo "made the GIMP profile $profile"
+fi
 for bin in "${plugins[@]}"; do
   [ -x "$bin" ] && [ -f "$bin" ] || continue
   name=$(basename "$bin")

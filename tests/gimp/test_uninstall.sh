@@ -33,6 +33,18 @@ left=$(ls -d "$plugins"/gpufx-* "$work/bin/gpufx" "$work/completions/gpufx" "$wo
 [ "$(grep -c '^removed' "$work/uninstall.log")" -eq 7 ] && pass uninstall-says-what-it-removed \
   || fail uninstall-says-what-it-removed "$(tr '\n' ' ' <"$work/uninstall.log")"
 
+# Installed into a profile that does not exist yet (GIMP never run): GIMP makes it whole
+# first, so later runs neither complain ("Failed to save data": a data folder missing)
+# nor miss the plug-ins.
+fresh=$work/fresh-profile
+GIMP2_DIRECTORY=$fresh "$top/scripts/install.sh" "$build" --plugins-only >"$work/fresh.log" 2>&1
+(export GIMP2_DIRECTORY=$fresh; gimp_batch "$work/fresh-run.log" '(gimp-message (string-append
+  "exists=" (number->string (car (gimp-procedural-db-proc-exists "plug-in-gpufx-halftone")))))')
+grep -q "exists=1" "$work/fresh-run.log" && [ -d "$fresh/gradients" ] \
+  && ! grep -q "Failed to save data" "$work/fresh-run.log" \
+  && pass install-into-a-new-profile-makes-it-whole \
+  || fail install-into-a-new-profile-makes-it-whole "$(ls "$fresh" | tr '\n' ' '); $(grep -E 'exists=|Failed' "$work/fresh-run.log" | head -3)"
+
 rm -rf "$plugins/other"   # not a real plug-in: GIMP would complain about it
 gimp_batch "$work/after.log" '(gimp-message (string-append "exists="
   (number->string (car (gimp-procedural-db-proc-exists "plug-in-gpufx-halftone")))
