@@ -276,7 +276,7 @@ load_buffer (const char *path, const char *name, int *frames, gfx_error *err)
   if (named && !strcmp (named, "gegl:rgbe-load"))
     return load_rgbe (path, name, err);
   const char *loader = named && gegl_has_operation (named) ? named : NULL;
-  if (!loader && cli_magick_only (path)
+  if (!loader && (cli_magick_only (path) || cli_load_falls_to_magick (path))
       && cli_magick_to_png (path, name, converted, sizeof converted, err))
     {
       if (!converted[0])

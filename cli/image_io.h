@@ -41,6 +41,10 @@ bool cli_file_cut_short (const char *path, const char *loader);
 /* Whether a processed gegl:load node found no loader for its file and stands in a
  * picture of its error text instead. */
 bool cli_load_found_no_loader (GeglNode *load);
+/* Whether gegl:load would read the file at path through its ImageMagick fallback
+ * (gegl:magick-load, whose box after a failed convert is garbage: a text file was called
+ * "18528976 x 21915 pixels, too large", other numbers at each run). */
+bool cli_load_falls_to_magick (const char *path);
 /* img (8-bit RGB, read from buffer) made again the way GIMP's JPEG loader makes it where
  * the file at path is a CMYK JPEG without a profile (cmyk_jpeg.c); else left alone. */
 gfx_status cli_cmyk_jpeg_as_gimp (const char *path, GeglBuffer *buffer, gfx_image *img,

@@ -96,16 +96,30 @@ cli_magick_by_signature (const char *path)
                 sizeof MAGICK_SIGNATURES / sizeof MAGICK_SIGNATURES[0]) != NULL;
 }
 
+/* Whether one of a gegl:load node's children runs operation op. */
+static bool
+load_uses (GeglNode *load, const char *op)
+{
+  bool found = false;
+  GSList *children = gegl_node_get_children (load);
+  for (GSList *c = children; c; c = c->next)
+    found = found || !g_strcmp0 (gegl_node_get_operation (c->data), op);
+  g_slist_free (children);
+  return found;
+}
+
 bool
 cli_load_found_no_loader (GeglNode *load)
 {
-  bool text = false;
-  GSList *children = gegl_node_get_children (load);
-  for (GSList *c = children; c; c = c->next)
-    {
-      const char *op = gegl_node_get_operation (c->data);
-      text = text || (op && !strcmp (op, "gegl:text"));
-    }
-  g_slist_free (children);
-  return text;
+  return load_uses (load, "gegl:text");
+}
+
+bool
+cli_load_falls_to_magick (const char *path)
+{
+  GeglNode *graph = gegl_node_new ();
+  GeglNode *load = gegl_node_new_child (graph, "operation", "gegl:load", "path", path, NULL);
+  bool magick = load_uses (load, "gegl:magick-load");
+  g_object_unref (graph);
+  return magick;
 }

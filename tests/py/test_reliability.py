@@ -179,6 +179,8 @@ def make_inputs(d):
     open(p("garbage.tif"), "wb").write(b"II*\0" + bytes((i * 31) & 255 for i in range(999)))
     open(p("garbage.jpg"), "wb").write(b"\xff\xd8\xff\xe0" + b"\x13" * 500)
     open(p("text.png"), "w").write("this is not an image\n")
+    open(p("notes.txt"), "w").write("hello world\n" * 50)
+    open(p("random.dat"), "wb").write(bytes((i * 7919 + 17) * 31 & 255 for i in range(5000)))
     open(p("huge.png"), "wb").write(png_claiming(100000, 100000))
     open(p("huge-rgba16.png"), "wb").write(png_claiming(65000, 65000, 6, 16))
     open(p("cols.png"), "wb").write(png_claiming(2**31 - 1, 1))
@@ -212,6 +214,14 @@ def image_cases(d):
         for cmd in ("halftone", "enhance"):
             cases.append(Case(f"{cmd} input {name}: exit 2, one line naming it",
                               [cmd, p(name), out], 2, words, keep=[out], timeout=30))
+    # Files GEGL would hand to its ImageMagick fallback, whose box after a failed convert
+    # is garbage: every run must say the same true thing, not "N x M pixels is too large".
+    for name in ("notes.txt", "random.dat"):
+        for run in range(3):
+            for cmd in ("halftone", "enhance"):
+                cases.append(Case(f"{cmd} input {name} (run {run + 1}): exit 2, cannot read it",
+                                  [cmd, p(name), out], 2, [name, "cannot read"], keep=[out],
+                                  timeout=30))
     cases.append(Case("deblur input truncated: exit 2",
                       ["deblur", p("cut-idat.png"), out, "--filter", p("identity.iir")], 2,
                       ["cut-idat.png"], keep=[out]))
