@@ -165,8 +165,8 @@ gfx_param_check (const gfx_param_desc *d, const void *values, gfx_error *err)
    * 64.0000000001 "64" and then say 64 is not allowed. */
   char text[40];
   gfx_param_value_text (v, text, sizeof text);
-  return gfx_fail (err, GFX_ERR_PARAM, "%s = %s is out of range: allowed %s", d->name, text,
-                   range);
+  return gfx_fail (err, GFX_ERR_PARAM, "%s = %s is %s: allowed %s", d->name, text,
+                   isfinite (v) ? "out of range" : "not a finite number", range);
 }
 
 gfx_status

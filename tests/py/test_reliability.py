@@ -258,6 +258,11 @@ def bad_values(meta, rng):
         n = len(rng[len("one of"):].split(","))
         return ["bogus", "-1", str(n), "1.5", ""]
     m = re.match(r"(above )?(-?[\d.e+]+)(?: \(\w+\) or -?[\d.e+]+)? to (-?[\d.e+]+)", rng)
+    open_top = re.fullmatch(r"(more than )?(-?[\d.e+]+)(?: or more)?", rng)  # no upper bound
+    if open_top:
+        lo = float(open_top.group(2))
+        below = f"{lo:g}" if open_top.group(1) else f"{lo - max(1e-6, abs(lo) * 1e-6):.9g}"
+        return [below, "nan", "-nan", "inf", "-inf", "1e999", "abc", "", "4,5"]
     if not m:
         return []
     lo, hi = float(m.group(2)), float(m.group(3))

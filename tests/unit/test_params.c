@@ -77,7 +77,7 @@ main (void)
          "k2 = 1e300 is allowed (every k >= 0)");
   const gfx_param_desc *k2 = gfx_params_find (&gfx_enhance_param_set, "k2");
   CHECK (gfx_param_parse (k2, &e, "inf", errp) == GFX_ERR_PARAM
-           && strstr (errp->msg, "k2 = inf is out of range: allowed 0 or more"),
+           && strstr (errp->msg, "k2 = inf is not a finite number: allowed 0 or more"),
          "k2 = inf is refused, naming the range '0 or more': %s", errp->msg);
   e.k2 = 0.4;
   /* A number beyond a double is quoted as typed, not as strtod's 0 or inf. */
