@@ -159,9 +159,10 @@ iir_deblur_apply (const gfx_image *in, gfx_image *out, const void *values,
   if (st == GFX_OK && !isfinite (gfx_image_max_abs (out)))
     {
       gfx_image_free (out);
-      st = gfx_fail (err, GFX_ERR_INPUT, "IIR deblur: the result overflows 32-bit floats "
-                     "(the image's largest |sample| is %g): scale the image down first",
-                     (double) gfx_image_max_abs (in));
+      st = gfx_fail (err, GFX_ERR_INPUT, "IIR deblur: the filter '%s' takes the image (its "
+                     "largest |sample| is %g) past the largest 32-bit float: a filter of "
+                     "smaller gain, or the image scaled down, keeps the result in range",
+                     p->filter_file, (double) gfx_image_max_abs (in));
     }
   return st;
 }
