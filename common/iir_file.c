@@ -108,8 +108,10 @@ expect_number (lexer *lx, double *v, const char *what, gfx_error *err)
                          "decimal point, not a comma", lx->source, lx->tok_line, what, lx->tok)
              : expected (lx, err, what);
   if (!isfinite (d) || (errno == ERANGE && d == 0)) /* subnormals are fine */
-    return gfx_fail (err, GFX_ERR_INPUT, "%s:%d: expected %s, found %s which is not a finite "
-                     "double-precision number", lx->source, lx->tok_line, what, lx->tok);
+    return gfx_fail (err, GFX_ERR_INPUT, "%s:%d: expected %s, found %s, %s", lx->source,
+                     lx->tok_line, what, lx->tok,
+                     d == 0 ? "too close to 0 for a double-precision number (it would read as 0)"
+                            : "which is not a finite double-precision number");
   *v = d;
   return GFX_OK;
 }

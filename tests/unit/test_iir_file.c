@@ -165,6 +165,7 @@ test_malformed (void)
   malformed ("  0.125 0 0", "  nan 0 0", "bad.iir:8:", "not a finite");
   malformed ("  0.125 0 0", "  inf 0 0", "bad.iir:8:", "not a finite");
   malformed ("  0.125 0 0", "  1e999 0 0", "bad.iir:8:", "not a finite");
+  malformed ("  0.125 0 0", "  1e-400 0 0", "bad.iir:8:", "'1e-400', too close to 0 for a double");
   malformed ("  0.125 0 0", "  0.125x 0 0", "bad.iir:8:", "coefficient 4 of 6 of q1 b, b(1,0)");
   malformed ("  0.125 0 0", "  0,125 0 0", "bad.iir:8:", "decimal point, not a comma");
   malformed ("q2 a 0.5", "q3 a 0.5", "bad.iir:10:", "'q2 a'");
