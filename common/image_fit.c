@@ -136,19 +136,29 @@ typedef struct {
   gfx_image *dst;
 } clamp_job;
 
+static inline float
+clamp_unit (float v)
+{
+  return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+}
+
 static void
 clamp_part (void *ctx, int worker, int n_workers)
 {
   const clamp_job *j = ctx;
-  const int ch = j->src->channels, cc = gfx_image_color_channels (j->src);
-  const size_t n = (size_t) j->src->width * j->src->height;
-  const float *in = j->src->pixels;
-  float *out = j->dst->pixels;
-  for (size_t i = n * worker / n_workers; i < n * (worker + 1) / n_workers; i++)
-    for (int c = 0; c < ch; c++)
+  const size_t ch = (size_t) j->src->channels, n = (size_t) j->src->width * j->src->height;
+  const size_t first = n * worker / n_workers * ch, end = n * (worker + 1) / n_workers * ch;
+  const float *restrict in = j->src->pixels;
+  float *restrict out = j->dst->pixels;
+  if (!j->src->has_alpha) /* one flat loop, which the compiler vectorises */
+    for (size_t i = first; i < end; i++)
+      out[i] = clamp_unit (in[i]);
+  else
+    for (size_t i = first; i < end; i += ch)
       {
-        const float v = in[i * ch + c];
-        out[i * ch + c] = c >= cc ? v : v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+        for (size_t c = 0; c + 1 < ch; c++)
+          out[i + c] = clamp_unit (in[i + c]);
+        out[i + ch - 1] = in[i + ch - 1];
       }
 }
 
