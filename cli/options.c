@@ -276,7 +276,7 @@ refuse_unused (const cli_spec *spec, const void *values, const bool given[64])
     {
       const gfx_param_desc *d = &spec->set->params[i];
       const gfx_param_desc *key = d->used_if ? gfx_params_find (spec->set, d->used_if) : NULL;
-      if (given[i] && key && key->type == GFX_PT_STRING && !gfx_param_get_string (key, values)[0])
+      if (given[i] && key && key->type == GFX_PT_STRING && !gfx_param_used (spec->set, d, values))
         return cli_fail (spec->cmd, CLI_USAGE, "--%s is used only with --%s%s (see gpufx %s "
                          "--help)", gfx_param_cli_name (d), gfx_param_cli_name (key),
                          metavar (key), spec->cmd);

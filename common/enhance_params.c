@@ -14,8 +14,9 @@ GFX_CHOICES_MATCH (gfx_enhance_rule_choices, GFX_RULE_4TH + 1);
 GFX_CHOICES_MATCH (rule_labels, GFX_RULE_4TH + 1);
 
 #define FIELD(f) offsetof (gfx_enhance_params, f)
-/* SPEC: every k >= 0, with no upper bound (a huge k switches its bound off).  The dialog's
- * sliders end at K_SLIDER, ample for both rules (G&W use k <= 1); larger values are typed. */
+/* SPEC: every k >= 0, with no upper bound (a huge upper bound, k0 or k2 in the 3rd edition,
+ * k1 or k3 in the 4th, switches its test off).  The dialog's sliders end at K_SLIDER, ample
+ * for both rules (G&W use k <= 1); larger values are typed. */
 #define K_MAX HUGE_VAL
 #define K_SLIDER 10.0
 

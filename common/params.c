@@ -148,6 +148,17 @@ gfx_param_value_text (double v, char *buf, size_t len)
       break;
 }
 
+int
+gfx_param_used (const gfx_param_set *set, const gfx_param_desc *d, const void *values)
+{
+  const gfx_param_desc *key = d->used_if ? gfx_params_find (set, d->used_if) : NULL;
+  if (!key)
+    return 1;
+  if (key->type == GFX_PT_STRING)
+    return gfx_param_get_string (key, values)[0] != '\0';
+  return gfx_param_get (key, values) == d->used_if_value;
+}
+
 gfx_status
 gfx_param_check (const gfx_param_desc *d, const void *values, gfx_error *err)
 {
@@ -255,8 +266,11 @@ gfx_param_parse (const gfx_param_desc *d, void *values, const char *text, gfx_er
                            d->name, text, strchr (text, ',') ? " (numbers take a decimal point, "
                                                                "not a comma)" : "", range);
         case BEYOND_DOUBLE:
-          return gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is %s for a double: allowed %s",
-                           d->name, text, v == 0 ? "too close to 0" : "too large", range);
+          return gfx_fail (err, GFX_ERR_PARAM, v == 0 ? "%s: '%s' is too close to 0 for a "
+                                                        "double: allowed %s"
+                                                      : "%s: '%s' is beyond the range of a "
+                                                        "double: allowed %s",
+                           d->name, text, range);
         }
       gfx_param_put (d, values, v);
       return gfx_param_check (d, values, err);

@@ -96,6 +96,10 @@ gfx_status gfx_param_parse (const gfx_param_desc *d, void *values, const char *t
                             gfx_error *err);
 /* "2 to 256", "one of fs, jjn, ...", "0 (auto) or 32 to 1024"... */
 void gfx_param_describe_range (const gfx_param_desc *d, char *buf, size_t len);
+/* Whether d matters with these values: it has no used_if, or its used_if key is a STRING
+ * that names a file, or another parameter at used_if_value (the dialog greys d otherwise,
+ * and the CLI refuses a d given without its file option). */
+int gfx_param_used (const gfx_param_set *set, const gfx_param_desc *d, const void *values);
 /* Checks one value against its declared range. */
 gfx_status gfx_param_check (const gfx_param_desc *d, const void *values, gfx_error *err);
 /* v as the shortest text that reads back as v ("0.0199999999", not %g's "0.02"), in C's

@@ -351,11 +351,10 @@ gfx_dialog_update_sensitivity (gfx_dialog *dlg)
   for (int i = 0; i < dlg->set->n_params; i++)
     {
       const gfx_param_desc *d = &dlg->set->params[i];
-      const gfx_param_desc *key = d->used_if ? gfx_params_find (dlg->set, d->used_if) : NULL;
-      if (!dlg->widgets[i] || (!(d->flags & GFX_PF_GPU) && !key))
+      if (!dlg->widgets[i] || (!(d->flags & GFX_PF_GPU) && !d->used_if))
         continue;
       gboolean on = (!(d->flags & GFX_PF_GPU) || gpu)
-                    && (!key || gfx_param_get (key, dlg->values) == d->used_if_value);
+                    && gfx_param_used (dlg->set, d, dlg->values);
       if (dlg->scales[i])
         gimp_scale_entry_set_sensitive (dlg->scales[i], on);
       else

@@ -137,8 +137,8 @@ def photographs(tmp):
     compare(moon, dict(DEFAULT, window=15, k0=0.8, k2=0.6), tmp, "moon n=15 k0=0.8 k2=0.6")
     compare(moon, dict(DEFAULT, rule="4th", k0=0.0, k1=0.5, k2=0.02, k3=0.4, window=9),
             tmp, "moon 4th edition n=9")
-    # SPEC: every k >= 0 with no upper bound; a huge k switches its bound off (our integer
-    # thresholds saturate: k2 * sigma_G * N squared overflows a double).
+    # SPEC: every k >= 0 with no upper bound; a huge upper bound switches its test off (our
+    # integer thresholds saturate: k2 * sigma_G * N squared overflows a double).
     compare(cam, dict(DEFAULT, window=7, k0=25.0, k2=1e300), tmp, "camera n=7 k0=25 k2=1e300")
     compare(moon, dict(DEFAULT, rule="4th", k0=0.5, k1=1e300, k2=0.1, k3=1e300, window=5),
             tmp, "moon 4th edition n=5 k1=k3=1e300")

@@ -259,6 +259,11 @@ def bad_values(meta, rng):
         return ["bogus", "-1", str(n), "1.5", ""]
     m = re.match(r"(above )?(-?[\d.e+]+)(?: \(\w+\) or -?[\d.e+]+)? to (-?[\d.e+]+)", rng)
     open_top = re.fullmatch(r"(more than )?(-?[\d.e+]+)(?: or more)?", rng)  # no upper bound
+    above = re.fullmatch(r"more than (-?[\d.e+]+), up to (-?[\d.e+]+)", rng)  # gain
+    if above:
+        lo, hi = float(above.group(1)), float(above.group(2))
+        return [f"{lo:g}", f"{hi * (1 + 1e-6) + 1e-6:.9g}", "nan", "-nan", "inf", "-inf",
+                "1e999", "abc", "", "4,5"]
     if open_top:
         lo = float(open_top.group(2))
         below = f"{lo:g}" if open_top.group(1) else f"{lo - max(1e-6, abs(lo) * 1e-6):.9g}"

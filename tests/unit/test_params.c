@@ -1,5 +1,6 @@
 /* The parameter declarations and their validation messages. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "../../common/enhance.h"
@@ -8,7 +9,6 @@
 #include "../../common/iir_identify.h"
 #include "check.h"
 
-/* Every "used only if" names a parameter of the same set and a value that one can take. */
 /* A parameter without an upper bound says where the dialog's slider ends. */
 static void
 check_slider_ends (const gfx_param_set *set)
@@ -23,6 +23,7 @@ check_slider_ends (const gfx_param_set *set)
     }
 }
 
+/* Every "used only if" names a parameter of the same set and a value that one can take. */
 static void
 check_used_if (const gfx_param_set *set)
 {
@@ -43,9 +44,37 @@ check_used_if (const gfx_param_set *set)
     }
 }
 
+/* gfx_param_used: an ENUM key at its value (k3 under the 4th-edition rule), a STRING key
+ * naming a file (--margin with --stabilise), no key. */
+typedef struct { char file[GFX_PATH_LEN]; double margin; } file_opts;
+
+static void
+check_param_used (void)
+{
+  static const gfx_param_desc opts[] = {
+    { .name = "file", .type = GFX_PT_STRING, .offset = offsetof (file_opts, file) },
+    { .name = "margin", .type = GFX_PT_FLOAT, .offset = offsetof (file_opts, margin),
+      .max = 1, .used_if = "file" },
+  };
+  static const gfx_param_set set = { "file-test", opts, 2, sizeof (file_opts), NULL };
+  file_opts o = { "", 0.5 };
+  CHECK (!gfx_param_used (&set, &opts[1], &o) && gfx_param_used (&set, &opts[0], &o),
+         "a parameter whose key is a file option is unused without the file");
+  strcpy (o.file, "out.iir");
+  CHECK (gfx_param_used (&set, &opts[1], &o), "... and used with it");
+  gfx_enhance_params e;
+  gfx_params_defaults (&gfx_enhance_param_set, &e);
+  const gfx_param_desc *k3 = gfx_params_find (&gfx_enhance_param_set, "k3");
+  int third = gfx_param_used (&gfx_enhance_param_set, k3, &e);
+  e.rule = GFX_RULE_4TH;
+  CHECK (!third && gfx_param_used (&gfx_enhance_param_set, k3, &e),
+         "k3 is used under the 4th-edition rule only");
+}
+
 int
 main (void)
 {
+  check_param_used ();
   const gfx_param_set *sets[] = { &gfx_halftone_param_set, &gfx_enhance_param_set,
                                   &gfx_iir_deblur_param_set, &gfx_identify_param_set };
   for (size_t i = 0; i < sizeof sets / sizeof *sets; i++)
@@ -70,7 +99,8 @@ main (void)
              == GFX_ERR_PARAM
            && strstr (errp->msg, "not a number (numbers take a decimal point, not a comma)"),
          "gain 4,5 (a locale's decimal comma) is refused saying why: %s", errp->msg);
-  /* SPEC: every k >= 0, no upper bound (a huge k switches its bound off); still finite. */
+  /* SPEC: every k >= 0, no upper bound (a huge upper bound switches its test off); still
+   * finite. */
   e.k0 = 0.4;
   e.k2 = 1e300;
   CHECK (gfx_params_validate (&gfx_enhance_param_set, &e, errp) == GFX_OK,
@@ -86,8 +116,12 @@ main (void)
            && strstr (errp->msg, "gain: '1e-400' is too close to 0 for a double"),
          "gain 1e-400 is named as typed: %s", errp->msg);
   CHECK (gfx_param_parse (k2, &e, "1e400", errp) == GFX_ERR_PARAM
-           && strstr (errp->msg, "k2: '1e400' is too large for a double: allowed 0 or more"),
+           && strstr (errp->msg, "k2: '1e400' is beyond the range of a double: allowed 0 or "
+                                 "more"),
          "k2 1e400 is named as typed: %s", errp->msg);
+  CHECK (gfx_param_parse (k2, &e, "-1e400", errp) == GFX_ERR_PARAM
+           && strstr (errp->msg, "k2: '-1e400' is beyond the range of a double"),
+         "k2 -1e400 is named as typed: %s", errp->msg);
   CHECK (gfx_param_parse (gfx_params_find (&gfx_enhance_param_set, "window"), &e, "1e-400",
                           errp) == GFX_ERR_PARAM
            && strstr (errp->msg, "not a whole number"),
