@@ -10,8 +10,9 @@ _gpufx () {
     mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
     return
   fi
-  if [ "$COMP_CWORD" -eq 2 ] && [[ ${COMP_WORDS[1]} =~ ^(help|--help|-h)$ ]]; then
-    words=$("${COMP_WORDS[0]}" --complete-words 2>/dev/null | grep -v '^-')   # help CMD
+  if [[ ${COMP_WORDS[1]} =~ ^(help|--help|-h)$ ]]; then   # help CMD, and nothing after it
+    [ "$COMP_CWORD" -eq 2 ] || return
+    words=$("${COMP_WORDS[0]}" --complete-words 2>/dev/null | grep -v '^-')
     mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
     return
   fi

@@ -231,6 +231,9 @@ check_size (const char *name, const GeglRectangle *box, gfx_error *err)
 {
   size_t pixels = (size_t) box->width * (size_t) box->height;
   size_t memory = (size_t) sysconf (_SC_PHYS_PAGES) * (size_t) sysconf (_SC_PAGESIZE);
+  if (box->width > GFX_MAX_SIDE || box->height > GFX_MAX_SIDE)
+    return gfx_fail (err, GFX_ERR_INPUT, "%s: %d x %d pixels: a side may be at most %d pixels",
+                     name, box->width, box->height, GFX_MAX_SIDE);
   if (pixels > GFX_MAX_SAMPLES / 4)
     return gfx_fail (err, GFX_ERR_INPUT, "%s: %d x %d pixels is too large (gpufx accepts at "
                      "most %zu pixels)", name, box->width, box->height, GFX_MAX_SAMPLES / 4);

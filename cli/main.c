@@ -82,6 +82,9 @@ dispatch (int argc, char **argv)
     }
   const char *name = argv[1];
   /* gpufx help CMD is gpufx CMD --help (as git's); an unknown CMD is refused there. */
+  if (is_help (name) && argc == 3 && argv[2][0] == '-')
+    return cli_fail (NULL, CLI_USAGE, "unexpected argument '%s' after %s (usage: gpufx %s "
+                     "[COMMAND])", argv[2], name, name);
   if (is_help (name) && argc == 3 && !is_help (argv[2]) && !is_version (argv[2]))
     {
       char *sub[] = { argv[0], argv[2], "--help", NULL };

@@ -27,6 +27,7 @@ for arg in "$@"; do
   esac
 done
 profile=${GIMP2_DIRECTORY:-$HOME/.config/GIMP/2.10}
+[[ $profile == /* ]] || profile=$HOME/$profile   # GIMP reads a relative one from $HOME
 if [ "$(id -u)" -eq 0 ]; then
   bindir=${GPUFX_BINDIR:-/usr/local/bin}
   completions=${GPUFX_COMPLETIONDIR:-/usr/local/share/bash-completion/completions}

@@ -45,6 +45,15 @@ grep -q "exists=1" "$work/fresh-run.log" && [ -d "$fresh/gradients" ] \
   && pass install-into-a-new-profile-makes-it-whole \
   || fail install-into-a-new-profile-makes-it-whole "$(ls "$fresh" | tr '\n' ' '); $(grep -E 'exists=|Failed' "$work/fresh-run.log" | head -3)"
 
+# A relative GIMP2_DIRECTORY is read from $HOME, as GIMP reads it: one profile, the
+# plug-ins in it (they went to ./relative under the current folder).
+mkdir -p "$work/home" "$work/cwd"
+(cd "$work/cwd" && HOME=$work/home GIMP2_DIRECTORY=relative "$top/scripts/install.sh" \
+   "$build" --plugins-only >"$work/relative.log" 2>&1)
+[ -x "$work/home/relative/plug-ins/gpufx-halftone/gpufx-halftone" ] && [ ! -e "$work/cwd/relative" ] \
+  && pass install-relative-profile-under-home \
+  || fail install-relative-profile-under-home "$(ls "$work/home/relative" "$work/cwd" 2>&1 | tr '\n' ' ')"
+
 rm -rf "$plugins/other"   # not a real plug-in: GIMP would complain about it
 gimp_batch "$work/after.log" '(gimp-message (string-append "exists="
   (number->string (car (gimp-procedural-db-proc-exists "plug-in-gpufx-halftone")))

@@ -43,7 +43,11 @@ for word in ("help", "--help"):
     r = T.run_cli(word, "halftone")
     T.check(r.returncode == 0 and r.stdout == help_text("halftone"),
             f"gpufx {word} halftone prints gpufx halftone --help", r.stdout[:200] + r.stderr)
+T.check(complete("gpufx", "help", "enhance", "--")[0] == [], "gpufx help CMD: nothing after it",
+        str(complete("gpufx", "help", "enhance", "--")))
 for words, needle in ((("help", "bogus"), "unknown command 'bogus'"),
+                      (("help", "--version"), "unexpected argument '--version' after help"),
+                      (("help", "--complete-words"), "unexpected argument '--complete-words'"),
                       (("--help", "halftone", "x"), "unexpected argument 'x' after --help"),
                       (("--version", "x"), "unexpected argument 'x' after --version")):
     r = T.run_cli(*words)

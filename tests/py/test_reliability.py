@@ -116,6 +116,19 @@ def png_claiming(width, height, color_type=0, depth=8):
             + png_chunk(b"IDAT", zlib.compress(b"\0" * 1024)) + png_chunk(b"IEND", b""))
 
 
+def tiff_claiming(width, height):
+    """A little-endian 8-bit gray TIFF whose header claims width x height, one strip of
+    1 KiB of data."""
+    tags = [(256, 4, width), (257, 4, height), (258, 3, 8), (259, 3, 1), (262, 3, 1),
+            (273, 4, 8 + 2 + 12 * 10 + 4), (277, 3, 1), (278, 4, height), (279, 4, 1024),
+            (284, 3, 1)]
+    ifd = struct.pack("<H", len(tags)) + b"".join(
+        struct.pack("<HHI", tag, kind, 1) + (struct.pack("<HH", value, 0) if kind == 3
+                                              else struct.pack("<I", value))
+        for tag, kind, value in tags) + struct.pack("<I", 0)
+    return b"II*\0" + struct.pack("<I", 8) + ifd + bytes(1024)
+
+
 FILTER_IDENTITY = """gpufx-iir 1
 mask 1 1
 q1 a 1
@@ -184,6 +197,7 @@ def make_inputs(d):
     open(p("huge.png"), "wb").write(png_claiming(100000, 100000))
     open(p("huge-rgba16.png"), "wb").write(png_claiming(65000, 65000, 6, 16))
     open(p("cols.png"), "wb").write(png_claiming(2**31 - 1, 1))
+    open(p("tall.tif"), "wb").write(tiff_claiming(1, 2**28 + 1))
     from PIL import Image
     Image.fromarray(T.noise(16, 9, 3, np.uint8, seed=4)).convert("P").save(p("indexed.png"))
     os.mkdir(p("a-folder.png"))
@@ -230,8 +244,10 @@ def image_cases(d):
                        p("never.iir")], 2, ["garbage.png"], keep=[p("never.iir")]))
     # 1e10 pixels: refused from the header; 65000^2 RGBA16 (32 GiB) with no data: refused
     # by the decoder's error; 2^31-1 columns: libpng's own limit.
+    # 1 x 2^28+1 (the core's longest side is 2^28): refused from the header, before GEGL
+    # decodes it (minutes).
     for name, words in (("huge.png", ["too large"]), ("huge-rgba16.png", []),
-                        ("cols.png", ["width"])):
+                        ("cols.png", ["width"]), ("tall.tif", ["a side may be at most"])):
         cases.append(Case(f"header claiming a huge image ({name}): exit 2, no allocation",
                           ["halftone", p(name), out], 2, [name, *words], keep=[out],
                           timeout=30))
