@@ -19,6 +19,7 @@
 #define PLOT_PANEL 110 /* pixels per quadrant panel in the dialog */
 
 typedef struct {
+  GtkWidget *frame;   /* the Stability section */
   GtkWidget *verdict; /* label: one line per quadrant, or why there is no verdict */
   GtkWidget *picture; /* the root loci */
   char shown[GFX_PATH_LEN];
@@ -64,6 +65,13 @@ show_stability (const char *path)
                                 st.stable[q] ? _("stable") : _("UNSTABLE"), _("margin"),
                                 gfx_iir_margin_text (st.margin[q], margin));
       }
+  /* Without a picture the text is a message (a path, a parse error): wrapped at the
+   * section's width, which the label's own wrap (48 characters) did not keep it within
+   * once the dialog was up (it ran past the dialog's edge, cut mid-word). */
+  GtkAllocation section;
+  gtk_widget_get_allocation (view.frame, &section);
+  gtk_widget_set_size_request (view.verdict, !plot.pixels && section.width > 40
+                                               ? section.width - 24 : -1, -1);
   gtk_label_set_text (GTK_LABEL (view.verdict), text->str);
   g_string_free (text, TRUE);
   if (plot.pixels)
@@ -86,7 +94,8 @@ static void
 build (gfx_dialog *dlg, GtkWidget *box, void *user)
 {
   (void) user;
-  GtkWidget *frame = gimp_frame_new (_("Stability (roots of B: blue in z1, orange in z2)"));
+  GtkWidget *frame = view.frame = gimp_frame_new (_("Stability (roots of B: blue in z1, "
+                                                     "orange in z2)"));
   GtkWidget *hbox = gtk_hbox_new (FALSE, 12);
   view.verdict = gtk_label_new (NULL);
   gtk_misc_set_alignment (GTK_MISC (view.verdict), 0.0, 0.0);
