@@ -246,6 +246,15 @@ render_draw (gfx_dialog *dlg, preview_render *r)
   g_free (buf);
 }
 
+/* Values OK would refuse, or a render that failed: the preview shows the drawable as it
+ * is, not the last result, which OK would no longer give. */
+static void
+show_unfiltered (gfx_dialog *dlg)
+{
+  gimp_preview_draw (GIMP_PREVIEW (dlg->preview));
+  gfx_preview_dump_original_for_tests (dlg);
+}
+
 static gboolean
 render_done (gpointer data)
 {
@@ -274,6 +283,7 @@ render_done (gpointer data)
   else if (r->status != GFX_OK && r->status != GFX_ERR_CANCELLED)
     {
       gchar *text = g_strdup_printf (_("Preview failed: %s"), r->err.msg);
+      show_unfiltered (dlg);
       gfx_dialog_set_message (dlg, text);
       gfx_preview_dump_failure_for_tests (text);
       g_free (text);
@@ -312,6 +322,7 @@ render_start (gfx_dialog *dlg)
   gfx_error err;
   if (gfx_params_validate (dlg->set, dlg->values, &err) != GFX_OK)
     {
+      show_unfiltered (dlg);
       gfx_dialog_set_message (dlg, err.msg);
       return;
     }

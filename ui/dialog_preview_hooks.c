@@ -61,6 +61,20 @@ gfx_preview_dump_for_tests (gfx_dialog *dlg, const guchar *buf, int width, int h
                width, height, 3);
 }
 
+/* The preview drawn unfiltered (values OK would refuse, a failed render): the area dump,
+ * as "source original". */
+void
+gfx_preview_dump_original_for_tests (gfx_dialog *dlg)
+{
+  gint x, y, width, height;
+  gimp_preview_get_position (GIMP_PREVIEW (dlg->preview), &x, &y);
+  gimp_preview_get_size (GIMP_PREVIEW (dlg->preview), &width, &height);
+  GimpPreviewArea *area = GIMP_PREVIEW_AREA (gimp_preview_get_area (GIMP_PREVIEW (dlg->preview)));
+  if (area->buf && area->width >= width && area->height >= height)
+    write_pnm (g_getenv ("GPUFX_DIALOG_AREA_DUMP"), x, y, "original", area->buf,
+               area->rowstride, width, height, 3);
+}
+
 /* A render that failed writes the status line's message to the dump instead, as a line
  * of text. */
 void

@@ -60,6 +60,7 @@ gboolean gfx_preview_held_for_tests (gfx_progress *p);
 void gfx_preview_dump_for_tests (gfx_dialog *dlg, const guchar *buf, int width, int height,
                                  int channels, gboolean reused);
 void gfx_preview_dump_failure_for_tests (const char *text);
+void gfx_preview_dump_original_for_tests (gfx_dialog *dlg);
 void gfx_status_dump_for_tests (const char *text);
 void gfx_preview_then_for_tests (gfx_dialog *dlg);
 

@@ -122,6 +122,39 @@ if typed deblur-typed "IIR Deblur (quadrant filters)" rgba8.png \
     "$work/cli-deblur.png"
 fi
 
+# Values OK would refuse (k1 above k2): the preview shows the image unfiltered, not the
+# last result (which OK would no longer give); a valid value again filters it.
+forget_last_values
+export GPUFX_DIALOG_AREA_DUMP=$work/area.pnm
+GPUFX_DIALOG_AUTO_CANCEL=14 gimp_batch "$work/refused.log" "$(scm_run rgba8.png refused.png \
+  '(plug-in-gpufx-local-enhance RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0)')" &
+pid=$!
+if wid=$(wait_window "Local Enhance (histogram statistics)"); then
+  sleep 2
+  first=$(sed -n 2p "$work/area.pnm" 2>/dev/null)
+  for k in $(field 1 0.5); do
+    if [[ $k == type:* ]]; then xdotool windowfocus --sync "$wid" type --delay 50 "${k#type:}"
+    else xdotool windowfocus --sync "$wid" key --clearmodifiers "$k"; fi
+  done
+  sleep 2
+  refused=$(sed -n 2p "$work/area.pnm" 2>/dev/null)
+  for k in $(field 1 0.02); do
+    if [[ $k == type:* ]]; then xdotool windowfocus --sync "$wid" type --delay 50 "${k#type:}"
+    else xdotool windowfocus --sync "$wid" key --clearmodifiers "$k"; fi
+  done
+  sleep 3
+  again=$(sed -n 2p "$work/area.pnm" 2>/dev/null)
+  [[ $first == *"source filtered"* && $refused == *"source original"* \
+     && ($again == *"source filtered"* || $again == *"source reused"*) ]] \
+    && pass "enhance-preview-unfiltered-while-values-are-refused" \
+    || fail enhance-preview-unfiltered-while-values-are-refused \
+      "first '$first', with k1 0.5 '$refused', back to 0.02 '$again'"
+else
+  fail enhance-preview-unfiltered-while-values-are-refused "no window"
+fi
+wait $pid
+unset GPUFX_DIALOG_AREA_DUMP
+
 # A long filter-file path typed into the deblur dialog (no spaces: the messages naming it
 # cannot wrap at a word) must not widen the dialog: it grew from ~830 to 2127 px, past a
 # 1600 px screen, and OK and Cancel could no longer be reached.
