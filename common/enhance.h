@@ -20,6 +20,11 @@ extern const char *const gfx_enhance_rule_choices[]; /* "3rd", "4th" */
 /* Sets k0..k3 to the rule's example values, which make the same test in both editions:
  * 3rd 0.4, 0.02, 0.4 (k3 unused, 0.4); 4th 0, 0.4, 0.02, 0.4. */
 void gfx_enhance_rule_example (int rule, gfx_enhance_params *p);
+/* Sets p->rule to `rule` with k0..k3 rewritten to make the same test where the other
+ * edition can: the 3rd's k0, k1, k2 are the 4th's 0, k0, k1, k2, and back where the 4th's
+ * k0 is 0 (the same test for samples >= 0; a float image's negative local means pass the
+ * 3rd edition's mean bound only).  Returns 1 then; 0 (p unchanged) where there is none. */
+int gfx_enhance_rule_switch (int rule, gfx_enhance_params *p);
 
 /* Enhances `in` into `out` (allocated here, same layout, alpha copied).  mask, if not
  * NULL, receives a 1-channel u8 image: 255 where the pixel was enhanced (in per-channel

@@ -70,6 +70,19 @@ gfx_enhance_rule_example (int rule, gfx_enhance_params *p)
   p->k0 = e[0], p->k1 = e[1], p->k2 = e[2], p->k3 = e[3];
 }
 
+int
+gfx_enhance_rule_switch (int rule, gfx_enhance_params *p)
+{
+  if (rule == GFX_RULE_4TH && p->rule == GFX_RULE_3RD)
+    p->k3 = p->k2, p->k2 = p->k1, p->k1 = p->k0, p->k0 = 0.0;
+  else if (rule == GFX_RULE_3RD && p->rule == GFX_RULE_4TH && p->k0 == 0.0)
+    p->k0 = p->k1, p->k1 = p->k2, p->k2 = p->k3;
+  else if (rule != p->rule)
+    return 0;
+  p->rule = rule;
+  return 1;
+}
+
 /* Two bounds in the wrong order: both named with their values as given (%g would round
  * 0.0199999999 to 0.02 and call 0.02 <= 0.02 wrong), neither blamed. */
 static gfx_status

@@ -61,10 +61,11 @@ build (gfx_dialog *dlg, GtkWidget *box, void *user)
   put_region (dlg);
 }
 
-/* Switching the rule where the k values break the new one's order (the 3rd edition's
- * 0.4, 0.02, 0.4 under the 4th: k0 > k1) puts in the new edition's example values, which
- * make the same test, instead of stopping the preview until four numbers are retyped;
- * values the examples would not mend stay as they are. */
+/* Switching the rule keeps the test: the k values are rewritten in the new edition's
+ * terms (3rd k0, k1, k2 = 4th 0, k0, k1, k2), so k2 = 25 survives a round trip.  Where
+ * that cannot be done (4th to 3rd with k0 above 0) and the values break the new rule's
+ * order, the new edition's example values go in instead of stopping the preview until
+ * four numbers are retyped. */
 static void
 changed (gfx_dialog *dlg, void *user)
 {
@@ -72,16 +73,17 @@ changed (gfx_dialog *dlg, void *user)
   gfx_enhance_params *v = gfx_dialog_values (dlg);
   if (v->rule != shown_rule)
     {
+      gfx_enhance_params moved = *v, example = *v;
+      moved.rule = shown_rule;
       shown_rule = v->rule;
-      gfx_enhance_params example = *v;
       gfx_enhance_rule_example (v->rule, &example);
       gfx_error err;
-      if (gfx_params_validate (&gfx_enhance_param_set, v, &err) != GFX_OK
-          && gfx_params_validate (&gfx_enhance_param_set, &example, &err) == GFX_OK)
-        {
-          *v = example;
-          gfx_dialog_sync (dlg);
-        }
+      if (gfx_enhance_rule_switch (v->rule, &moved))
+        *v = moved;
+      else if (gfx_params_validate (&gfx_enhance_param_set, v, &err) != GFX_OK
+               && gfx_params_validate (&gfx_enhance_param_set, &example, &err) == GFX_OK)
+        *v = example;
+      gfx_dialog_sync (dlg);
     }
   put_region (dlg);
 }

@@ -226,14 +226,19 @@ if typed enhance-grid "Local Enhance (histogram statistics)" rgba8.png \
     "$work/cli-grid.png"
 fi
 
-# Switching Rule to the 4th edition with the 3rd's values (k0 0.4 > k1 0.02, refused by
-# the 4th) puts in the 4th edition's example values instead of stopping the preview: OK
-# then runs --rule 4th --k0 0 --k1 0.4 --k2 0.02 --k3 0.4 (with the keys: Alt+U, Down).
+# Switching Rule to the 4th edition keeps the test: the 3rd edition's k0, k1, k2 (0.4,
+# 0.02 and a typed 0.1) become the 4th's 0, 0.4, 0.02, 0.1 (the preview does not stop on
+# k0 > k1, and the typed 0.1 is not lost): OK then runs --rule 4th --k0 0 --k1 0.4
+# --k2 0.02 --k3 0.1 (with the keys: Alt+U, Down).  It put in the 4th edition's example
+# values, k3 0.4, which make another test.
 if typed enhance-rule "Local Enhance (histogram statistics)" rgba8.png \
      '(plug-in-gpufx-local-enhance RUN-INTERACTIVE img drw 4 0.4 0.02 0.4 0.4 0 3 0 0 0)' \
-     alt+u Down alt+o; then
-  "$cli" enhance "$work/rgba8.png" "$work/cli-rule.png" --rule 4th --k0 0 --k1 0.4 --k2 0.02 \
-    --k3 0.4 --backend cpu --quiet
-  compare_images enhance-4th-rule-gets-its-example-values "$work/typed-enhance-rule.png" \
-    "$work/cli-rule.png"
+     $(field 2 0.1) alt+u Down alt+o; then
+  for k3 in 0.1 0.4; do
+    "$cli" enhance "$work/rgba8.png" "$work/cli-rule-$k3.png" --rule 4th --k0 0 --k1 0.4 \
+      --k2 0.02 --k3 $k3 --backend cpu --quiet
+  done
+  check_images enhance-rule-switch-k3-matters differ "$work/cli-rule-0.1.png" "$work/cli-rule-0.4.png"
+  compare_images enhance-4th-rule-keeps-the-test "$work/typed-enhance-rule.png" \
+    "$work/cli-rule-0.1.png"
 fi

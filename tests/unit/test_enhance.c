@@ -640,6 +640,40 @@ test_fourth_rule_hint (void)
     gfx_image_free (&bm);
 }
 
+/* Switching the rule keeps the test (the dialog's rule switch): 3rd k0, k1, k2 = 4th 0,
+ * k0, k1, k2, giving the same pixels and mask, and back; no twin for a 4th-edition k0 > 0. */
+static void
+test_rule_switch (void)
+{
+  gfx_enhance_params third = test_enhance_case (5, 0, GFX_RULE_3RD), fourth = third;
+  third.k2 = 25.0;
+  fourth = third;
+  gfx_error err;
+  int moved = gfx_enhance_rule_switch (GFX_RULE_4TH, &fourth);
+  CHECK (moved && fourth.rule == GFX_RULE_4TH && fourth.k0 == 0 && fourth.k1 == third.k0
+           && fourth.k2 == third.k1 && fourth.k3 == 25.0,
+         "3rd -> 4th: k0, k1, k2 = %g, %g, %g become 0, %g, %g, %g", third.k0, third.k1,
+         third.k2, fourth.k1, fourth.k2, fourth.k3);
+  gfx_image in, a = { 0 }, am = { 0 }, b = { 0 }, bm = { 0 };
+  gfx_image_alloc (&in, 61, 47, 1, false, GFX_U16, &err);
+  fill (&in);
+  bool same = gfx_enhance_cpu (&in, &a, &am, &third, NULL, &err) == GFX_OK
+              && gfx_enhance_cpu (&in, &b, &bm, &fourth, NULL, &err) == GFX_OK
+              && !memcmp (a.pixels, b.pixels, gfx_image_bytes (&a))
+              && !memcmp (am.pixels, bm.pixels, gfx_image_bytes (&am));
+  CHECK (same, "... and make the same test: the same pixels and mask (16-bit)");
+  gfx_enhance_params back = fourth;
+  CHECK (gfx_enhance_rule_switch (GFX_RULE_3RD, &back) && back.rule == GFX_RULE_3RD
+           && back.k0 == third.k0 && back.k1 == third.k1 && back.k2 == 25.0,
+         "4th -> 3rd with k0 = 0: the 3rd edition's values back");
+  fourth.k0 = 0.1;
+  back = fourth;
+  CHECK (!gfx_enhance_rule_switch (GFX_RULE_3RD, &back) && !memcmp (&back, &fourth, sizeof back),
+         "4th -> 3rd with k0 = 0.1 (no 3rd-edition twin): refused, values unchanged");
+  gfx_image_free (&in), gfx_image_free (&a), gfx_image_free (&am), gfx_image_free (&b),
+    gfx_image_free (&bm);
+}
+
 /* A side longer than the core's limit is refused before any work: the window's mirror
  * (2 n) and the row counts are int.  The pixels are a stand-in that must not be read. */
 static void
@@ -667,6 +701,7 @@ main (void)
   test_hand_cases ();
   test_hue ();
   test_fourth_rule_hint ();
+  test_rule_switch ();
   test_brute_force ();
   test_scale_invariance ();
   test_region ();
