@@ -68,6 +68,15 @@ typed () {
 # field KEY TEXT: the keys that put TEXT into the field of mnemonic Alt+KEY.
 field () { echo "alt+$1" ctrl+a "type:$2" Tab; }
 
+# send_keys WID KEYS...: each of KEYS (xdotool "key" names, or "type:TEXT") to window WID.
+send_keys () {
+  local wid=$1 k; shift
+  for k in "$@"; do
+    if [[ $k == type:* ]]; then xdotool windowfocus --sync "$wid" type --delay 50 "${k#type:}"
+    else xdotool windowfocus --sync "$wid" key --clearmodifiers "$k"; fi
+  done
+}
+
 if typed halftone-typed "Halftone (error diffusion)" rgba8.png \
      '(plug-in-gpufx-halftone RUN-INTERACTIVE img drw 0 2 0 0 -1)' $(field l 5) alt+o; then
   "$cli" halftone "$work/rgba8.png" "$work/cli-halftone.png" --levels 5 --backend cpu --quiet
@@ -132,16 +141,10 @@ pid=$!
 if wid=$(wait_window "Local Enhance (histogram statistics)"); then
   sleep 2
   first=$(sed -n 2p "$work/area.pnm" 2>/dev/null)
-  for k in $(field 1 0.5); do
-    if [[ $k == type:* ]]; then xdotool windowfocus --sync "$wid" type --delay 50 "${k#type:}"
-    else xdotool windowfocus --sync "$wid" key --clearmodifiers "$k"; fi
-  done
+  send_keys "$wid" $(field 1 0.5)
   sleep 2
   refused=$(sed -n 2p "$work/area.pnm" 2>/dev/null)
-  for k in $(field 1 0.02); do
-    if [[ $k == type:* ]]; then xdotool windowfocus --sync "$wid" type --delay 50 "${k#type:}"
-    else xdotool windowfocus --sync "$wid" key --clearmodifiers "$k"; fi
-  done
+  send_keys "$wid" $(field 1 0.02)
   sleep 3
   again=$(sed -n 2p "$work/area.pnm" 2>/dev/null)
   [[ $first == *"source filtered"* && $refused == *"source original"* \
