@@ -81,25 +81,25 @@ dispatch (int argc, char **argv)
       return CLI_USAGE;
     }
   const char *name = argv[1];
-  /* gpufx help CMD is gpufx CMD --help (as git's); an unknown CMD is refused there. */
-  if (is_help (name) && argc == 3 && argv[2][0] == '-')
-    return cli_fail (NULL, CLI_USAGE, "unexpected argument '%s' after %s (usage: gpufx %s "
-                     "[COMMAND])", argv[2], name, name);
-  if (is_help (name) && argc == 3 && !is_help (argv[2]) && !is_version (argv[2]))
+  if (is_help (name) || is_version (name))
     {
-      char *sub[] = { argv[0], argv[2], "--help", NULL };
-      return dispatch (3, sub);
-    }
-  if ((is_help (name) || is_version (name)) && argc > 2 + is_help (name))
-    return cli_fail (NULL, CLI_USAGE, "unexpected argument '%s' after %s (usage: gpufx %s%s)",
-                     argv[2 + is_help (name)], name, name, is_help (name) ? " [COMMAND]" : "");
-  if (is_help (name))
-    {
+      /* gpufx help CMD is gpufx CMD --help (as git's); an unknown CMD is refused there.
+       * Anything else after help (an option, a second word) or after --version is refused. */
+      const int words = is_help (name) ? 3 : 2;
+      const int extra = argc > words ? words : argc == 3 && argv[2][0] == '-' ? 2 : 0;
+      if (extra)
+        return cli_fail (NULL, CLI_USAGE, "unexpected argument '%s' after %s (usage: gpufx "
+                         "%s%s)", argv[extra], name, name, is_help (name) ? " [COMMAND]" : "");
+      if (is_version (name))
+        return version_main ();
+      if (argc == 3 && !is_help (argv[2]) && !is_version (argv[2]))
+        {
+          char *sub[] = { argv[0], argv[2], "--help", NULL };
+          return dispatch (3, sub);
+        }
       usage (stdout);
       return CLI_OK;
     }
-  if (is_version (name))
-    return version_main ();
   if (!strcmp (name, "--complete-words")) /* the commands, for cli/gpufx.bash */
     {
       for (int i = 0; i < N_FILTERS; i++)
