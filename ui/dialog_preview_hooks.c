@@ -40,6 +40,17 @@ write_pnm (const char *path, int x, int y, const char *source, const guchar *buf
   fclose (f);
 }
 
+/* GPUFX_DIALOG_AREA_DUMP=FILE: what the preview widget shows of width x height at x, y
+ * (RGB, alpha over its checks), so a test sees the drawing itself. */
+static void
+dump_area (gfx_dialog *dlg, int x, int y, const char *source, int width, int height)
+{
+  GimpPreviewArea *area = GIMP_PREVIEW_AREA (gimp_preview_get_area (GIMP_PREVIEW (dlg->preview)));
+  if (area->buf && area->width >= width && area->height >= height)
+    write_pnm (g_getenv ("GPUFX_DIALOG_AREA_DUMP"), x, y, source, area->buf, area->rowstride,
+               width, height, 3);
+}
+
 /* GPUFX_DIALOG_PREVIEW_DUMP=FILE writes each drawn preview as 8-bit PNM (P5 gray, P6 RGB,
  * P7 otherwise) with a comment "# at X Y source filtered" (or "source reused": the
  * filtered source was kept from an earlier render) giving its place in the drawable, so a
@@ -53,12 +64,7 @@ gfx_preview_dump_for_tests (gfx_dialog *dlg, const guchar *buf, int width, int h
   const char *source = reused ? "reused" : "filtered";
   write_pnm (g_getenv ("GPUFX_DIALOG_PREVIEW_DUMP"), x, y, source, buf, width * channels,
              width, height, channels);
-  /* GPUFX_DIALOG_AREA_DUMP=FILE: what the preview widget shows (RGB, alpha over its
-   * checks), so a test sees the drawing itself. */
-  GimpPreviewArea *area = GIMP_PREVIEW_AREA (gimp_preview_get_area (GIMP_PREVIEW (dlg->preview)));
-  if (area->buf && area->width >= width && area->height >= height)
-    write_pnm (g_getenv ("GPUFX_DIALOG_AREA_DUMP"), x, y, source, area->buf, area->rowstride,
-               width, height, 3);
+  dump_area (dlg, x, y, source, width, height);
 }
 
 /* The preview drawn unfiltered (values OK would refuse, a failed render): the area dump,
@@ -69,10 +75,7 @@ gfx_preview_dump_original_for_tests (gfx_dialog *dlg)
   gint x, y, width, height;
   gimp_preview_get_position (GIMP_PREVIEW (dlg->preview), &x, &y);
   gimp_preview_get_size (GIMP_PREVIEW (dlg->preview), &width, &height);
-  GimpPreviewArea *area = GIMP_PREVIEW_AREA (gimp_preview_get_area (GIMP_PREVIEW (dlg->preview)));
-  if (area->buf && area->width >= width && area->height >= height)
-    write_pnm (g_getenv ("GPUFX_DIALOG_AREA_DUMP"), x, y, "original", area->buf,
-               area->rowstride, width, height, 3);
+  dump_area (dlg, x, y, "original", width, height);
 }
 
 /* A render that failed writes the status line's message to the dump instead, as a line
