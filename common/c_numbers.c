@@ -1,6 +1,8 @@
 /* Numbers in C's syntax whatever the locale (c_numbers.h). */
 #include "c_numbers.h"
 
+#include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,15 @@ gfx_strtod_c (const char *text, char **end)
 {
   locale_t c = the_c_locale ();
   return c ? strtod_l (text, end, c) : strtod (text, end);
+}
+
+double
+gfx_strtod_c_held (const char *text, char **end, int *beyond)
+{
+  errno = 0;
+  double v = gfx_strtod_c (text, end);
+  *beyond = errno == ERANGE && (isinf (v) || v == 0);
+  return v;
 }
 
 locale_t

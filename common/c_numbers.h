@@ -10,6 +10,10 @@
 
 /* strtod with '.' as the decimal point. */
 double gfx_strtod_c (const char *text, char **end);
+/* The same, and *beyond: whether the text names a number no double holds (1e400, read as
+ * inf; 1e-400, read as 0), which the caller should not take for what was typed.  A
+ * subnormal (1e-310) is held. */
+double gfx_strtod_c_held (const char *text, char **end, int *beyond);
 
 /* snprintf and vsnprintf with '.' as the decimal point ("k1 = 0.5", never "0,5"). */
 int gfx_snprintf_c (char *buf, size_t len, const char *fmt, ...)

@@ -100,14 +100,14 @@ expect_number (lexer *lx, double *v, const char *what, gfx_error *err)
   if (!next_token (lx))
     return expected (lx, err, what);
   char *end;
-  errno = 0;
-  double d = gfx_strtod_c (start, &end);
+  int beyond;
+  double d = gfx_strtod_c_held (start, &end, &beyond);
   if (end != lx->p || end == start)
     return *end == ',' && end > start /* "0,5": a decimal comma (a locale's) */
              ? gfx_fail (err, GFX_ERR_INPUT, "%s:%d: expected %s, found %s: numbers take a "
                          "decimal point, not a comma", lx->source, lx->tok_line, what, lx->tok)
              : expected (lx, err, what);
-  if (!isfinite (d) || (errno == ERANGE && d == 0)) /* subnormals are fine */
+  if (!isfinite (d) || beyond)
     return gfx_fail (err, GFX_ERR_INPUT, "%s:%d: expected %s, found %s, %s", lx->source,
                      lx->tok_line, what, lx->tok,
                      d == 0 ? "too close to 0 for a double-precision number (it would read as 0)"

@@ -2,7 +2,6 @@
 
 #include "c_numbers.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,13 +199,13 @@ static int
 parse_number (const char *text, double *out)
 {
   char *end;
+  int beyond;
   if (!*text)
     return NOT_A_NUMBER;
-  errno = 0;
-  *out = gfx_strtod_c (text, &end);
+  *out = gfx_strtod_c_held (text, &end, &beyond);
   if (*end != '\0')
     return NOT_A_NUMBER;
-  return errno == ERANGE && (isinf (*out) || *out == 0) ? BEYOND_DOUBLE : A_NUMBER;
+  return beyond ? BEYOND_DOUBLE : A_NUMBER;
 }
 
 gfx_status
