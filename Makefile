@@ -145,9 +145,10 @@ $(BUILD)/help/gpufx-%.stamp: $(BUILD)/gpufx-% $(MO_FILES) $(wildcard docs/before
 
 # po/POTFILES lists the sources with strings; `make pot` refreshes it, the template and
 # merges the template into every catalogue (new strings then show as untranslated).
+# po/xgettext-keywords names the marking functions (gfx_fail and gfx_tr are the core's).
 pot:
 	ls common/*.c ui/*.c plugins/*.c > po/POTFILES
-	xgettext --keyword=_ --keyword=N_ --keyword=g_dngettext:2,3 --from-code=UTF-8 \
+	xgettext $$(cat po/xgettext-keywords) --from-code=UTF-8 \
 	  --add-comments=TRANSLATORS --package-name=gimp-gpufx --files-from=po/POTFILES \
 	  -o po/gimp-gpufx.pot
 	for po in $(wildcard po/*.po); do msgmerge --quiet --update --backup=none $$po po/gimp-gpufx.pot; done

@@ -46,7 +46,8 @@ gfx_backend_gpu_usable (char *name, size_t len)
   return false;
 #else
   if (name)
-    snprintf (name, len, "this build has no CUDA support (nvcc was not found when it was built)");
+    snprintf (name, len, "%s",
+              gfx_tr ("this build has no CUDA support (nvcc was not found when it was built)"));
   return false;
 #endif
 }
@@ -120,7 +121,8 @@ gfx_dispatch (int requested, gfx_path_fn gpu, gfx_path_fn cpu, void *job, gfx_ru
         }
       if (b == GFX_BACKEND_GPU)
         return gfx_fail (err, GFX_ERR_GPU, "backend gpu: %s", gerr.msg);
-      snprintf (info->note, sizeof info->note, "GPU not used (%s); running on the CPU", gerr.msg);
+      snprintf (info->note, sizeof info->note, gfx_tr ("GPU not used (%s); running on the CPU"),
+                gerr.msg);
       info->note_is_new = atomic_exchange (&fallback_noted, 1) == 0;
     }
   info->used = GFX_BACKEND_CPU;

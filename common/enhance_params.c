@@ -87,13 +87,16 @@ gfx_enhance_rule_switch (int rule, gfx_enhance_params *p)
  * 0.0199999999 to 0.02 and call 0.02 <= 0.02 wrong), neither blamed. */
 static gfx_status
 bounds_out_of_order (gfx_error *err, const char *lo, double lo_v, const char *hi, double hi_v,
-                     const char *rule, const char *more)
+                     gfx_enhance_rule rule, const char *more)
 {
   char a[40], b[40];
   gfx_param_value_text (lo_v, a, sizeof a);
   gfx_param_value_text (hi_v, b, sizeof b);
-  return gfx_fail (err, GFX_ERR_PARAM, "%s = %s and %s = %s are not allowed together: the "
-                   "%s rule needs %s <= %s%s", lo, a, hi, b, rule, lo, hi, more);
+  return rule == GFX_RULE_3RD
+           ? gfx_fail (err, GFX_ERR_PARAM, "%s = %s and %s = %s are not allowed together: the "
+                       "3rd-edition rule needs %s <= %s%s", lo, a, hi, b, lo, hi, more)
+           : gfx_fail (err, GFX_ERR_PARAM, "%s = %s and %s = %s are not allowed together: the "
+                       "4th-edition rule needs %s <= %s%s", lo, a, hi, b, lo, hi, more);
 }
 
 static gfx_status
@@ -104,18 +107,18 @@ enhance_check (const void *values, gfx_error *err)
     return gfx_fail (err, GFX_ERR_PARAM,
                      "window = %d is not allowed: an odd number from 3 to 255", p->window);
   if (p->rule == GFX_RULE_3RD && p->k1 > p->k2)
-    return bounds_out_of_order (err, "k1", p->k1, "k2", p->k2, "3rd-edition", "");
+    return bounds_out_of_order (err, "k1", p->k1, "k2", p->k2, GFX_RULE_3RD, "");
   if (p->rule == GFX_RULE_4TH && p->k0 > p->k1)
     {
       gfx_enhance_params e;
       gfx_enhance_rule_example (GFX_RULE_4TH, &e);
       char example[160];
-      gfx_snprintf_c (example, sizeof example, "; with it, k0 = %g, k1 = %g, k2 = %g and k3 = "
-                      "%g make the 3rd edition's default test", e.k0, e.k1, e.k2, e.k3);
-      return bounds_out_of_order (err, "k0", p->k0, "k1", p->k1, "4th-edition", example);
+      gfx_snprintf_c (example, sizeof example, gfx_tr ("; with it, k0 = %g, k1 = %g, k2 = %g and k3 = "
+                      "%g make the 3rd edition's default test"), e.k0, e.k1, e.k2, e.k3);
+      return bounds_out_of_order (err, "k0", p->k0, "k1", p->k1, GFX_RULE_4TH, example);
     }
   if (p->rule == GFX_RULE_4TH && p->k2 > p->k3)
-    return bounds_out_of_order (err, "k2", p->k2, "k3", p->k3, "4th-edition", "");
+    return bounds_out_of_order (err, "k2", p->k2, "k3", p->k3, GFX_RULE_4TH, "");
   return GFX_OK;
 }
 

@@ -307,9 +307,12 @@ gfx_fragments_find (const float *lum, int width, int height, const gfx_fragment_
     *n_frags = select_fragments (lum, gx, gy, width, cand, n_cand, opt, &pr, frags);
   free (gx), free (gy), free (bins), free (cand);
   if (st == GFX_OK && *n_frags < MIN_FRAGMENTS)
-    st = gfx_fail (err, GFX_ERR_INPUT, "found only %d straight edge%s between flat areas (at "
-                   "least %d are needed): give a sharp reference instead", *n_frags,
-                   *n_frags == 1 ? "" : "s", MIN_FRAGMENTS);
+    st = *n_frags == 1
+           ? gfx_fail (err, GFX_ERR_INPUT, "found only one straight edge between flat areas (at "
+                       "least %d are needed): give a sharp reference instead", MIN_FRAGMENTS)
+           : gfx_fail (err, GFX_ERR_INPUT, "found only %d straight edges between flat areas (at "
+                       "least %d are needed): give a sharp reference instead", *n_frags,
+                       MIN_FRAGMENTS);
   else if (st == GFX_OK && orientation_spread (frags, *n_frags) < MIN_SPREAD)
     st = gfx_fail (err, GFX_ERR_INPUT, "the %d straight edges found all have about the same "
                    "orientation, so the filter cannot be identified: give a sharp reference "

@@ -57,8 +57,11 @@ check_image (const gfx_image *in, gfx_error *err)
   if (!in || !in->pixels || in->width < 1 || in->height < 1)
     return gfx_fail (err, GFX_ERR_INPUT, "halftone: the input image is empty");
   if (in->channels < 1 || in->channels > 4 || (in->has_alpha && in->channels < 2))
-    return gfx_fail (err, GFX_ERR_INPUT, "halftone: %d channels%s: allowed 1 to 4, alpha last",
-                     in->channels, in->has_alpha ? " with alpha" : "");
+    return in->has_alpha
+             ? gfx_fail (err, GFX_ERR_INPUT, "halftone: %d channels with alpha: allowed 1 to 4, "
+                         "alpha last", in->channels)
+             : gfx_fail (err, GFX_ERR_INPUT, "halftone: %d channels: allowed 1 to 4, alpha last",
+                         in->channels);
   if (in->depth != GFX_U8 && in->depth != GFX_U16 && in->depth != GFX_F32)
     return gfx_fail (err, GFX_ERR_INPUT, "halftone: unknown sample depth %d", (int) in->depth);
   return gfx_image_check_finite (in, "halftone", err);

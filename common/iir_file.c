@@ -53,7 +53,7 @@ next_token (lexer *lx)
       /* The file ends on its last line, not on the empty one after its final newline. */
       if (lx->line > 1 && lx->p > lx->start && lx->p[-1] == '\n')
         lx->tok_line = lx->line - 1;
-      snprintf (lx->tok, sizeof lx->tok, "the end of the file");
+      snprintf (lx->tok, sizeof lx->tok, "%s", gfx_tr ("the end of the file"));
       return false;
     }
   const char *start = lx->p;
@@ -108,10 +108,12 @@ expect_number (lexer *lx, double *v, const char *what, gfx_error *err)
                          "decimal point, not a comma", lx->source, lx->tok_line, what, lx->tok)
              : expected (lx, err, what);
   if (!isfinite (d) || beyond)
-    return gfx_fail (err, GFX_ERR_INPUT, "%s:%d: expected %s, found %s, %s", lx->source,
-                     lx->tok_line, what, lx->tok,
-                     d == 0 ? "too close to 0 for a double-precision number (it would read as 0)"
-                            : "which is not a finite double-precision number");
+    return d == 0 ? gfx_fail (err, GFX_ERR_INPUT, "%s:%d: expected %s, found %s, too close to 0 "
+                              "for a double-precision number (it would read as 0)", lx->source,
+                              lx->tok_line, what, lx->tok)
+                  : gfx_fail (err, GFX_ERR_INPUT, "%s:%d: expected %s, found %s, which is not a "
+                              "finite double-precision number", lx->source, lx->tok_line, what,
+                              lx->tok);
   *v = d;
   return GFX_OK;
 }
@@ -134,8 +136,8 @@ expect_mask_size (lexer *lx, int *m, const char *what, gfx_error *err)
 static gfx_status
 parse_block (lexer *lx, int q, char kind, int m2, int n, double *out, gfx_error *err)
 {
-  char what[96];
-  snprintf (what, sizeof what, "'q%d %c' (block %d of 8)", q + 1, kind,
+  char what[192]; /* a translation may be twice the bytes of the English */
+  snprintf (what, sizeof what, gfx_tr ("'q%d %c' (block %d of 8)"), q + 1, kind,
             2 * q + (kind == 'b') + 1);
   char word[4] = { 'q', (char) ('1' + q), 0, 0 };
   char kw[2] = { kind, 0 };
@@ -145,7 +147,7 @@ parse_block (lexer *lx, int q, char kind, int m2, int n, double *out, gfx_error 
   int first_line = 0;
   for (int i = 0; st == GFX_OK && i < n; i++)
     {
-      snprintf (what, sizeof what, "a number: coefficient %d of %d of q%d %c, %c(%d,%d)", i + 1,
+      snprintf (what, sizeof what, gfx_tr ("a number: coefficient %d of %d of q%d %c, %c(%d,%d)"), i + 1,
                 n, q + 1, kind, kind, i / m2, i % m2);
       st = expect_number (lx, &out[i], what, err);
       first_line = i == 0 ? lx->tok_line : first_line;
@@ -165,19 +167,19 @@ gfx_iir_parse (const char *text, const char *source, gfx_iir_filter *f, gfx_erro
     text += sizeof bom - 1;
   lexer lx = { .p = text, .start = text, .line = 1, .source = source ? source : "<string>" };
   memset (f, 0, sizeof *f);
-  gfx_status st = expect_word (&lx, GFX_IIR_FILE_MAGIC, "'" GFX_IIR_FILE_MAGIC "' (the "
-                               "first word of a filter file)", err);
+  gfx_status st = expect_word (&lx, GFX_IIR_FILE_MAGIC, gfx_tr ("'gpufx-iir' (the first word "
+                                                                "of a filter file)"), err);
   double version = 0;
   if (st == GFX_OK)
-    st = expect_number (&lx, &version, "the format version 1", err);
+    st = expect_number (&lx, &version, gfx_tr ("the format version 1"), err);
   if (st == GFX_OK && version != GFX_IIR_FILE_VERSION)
-    return expected (&lx, err, "the format version 1");
+    return expected (&lx, err, gfx_tr ("the format version 1"));
   if (st == GFX_OK)
-    st = expect_word (&lx, "mask", "'mask M1 M2'", err);
+    st = expect_word (&lx, "mask", gfx_tr ("'mask M1 M2'"), err);
   if (st == GFX_OK)
-    st = expect_mask_size (&lx, &f->m1, "the mask rows M1", err);
+    st = expect_mask_size (&lx, &f->m1, gfx_tr ("the mask rows M1"), err);
   if (st == GFX_OK)
-    st = expect_mask_size (&lx, &f->m2, "the mask columns M2", err);
+    st = expect_mask_size (&lx, &f->m2, gfx_tr ("the mask columns M2"), err);
   int n = f->m1 * f->m2;
   for (int q = 0; st == GFX_OK && q < GFX_IIR_QUADRANTS; q++)
     {
@@ -186,7 +188,7 @@ gfx_iir_parse (const char *text, const char *source, gfx_iir_filter *f, gfx_erro
         st = parse_block (&lx, q, 'b', f->m2, n, f->b[q], err);
     }
   if (st == GFX_OK && next_token (&lx))
-    return expected (&lx, err, "the end of the file after the q4 b block");
+    return expected (&lx, err, gfx_tr ("the end of the file after the q4 b block"));
   return st;
 }
 
@@ -196,7 +198,7 @@ gfx_iir_read (const char *path, gfx_iir_filter *f, gfx_error *err)
   struct stat sb; /* opening a fifo would block for ever; a folder reads as an error */
   if (stat (path, &sb) == 0 && !S_ISREG (sb.st_mode))
     return gfx_fail (err, GFX_ERR_INPUT, "filter file '%s' cannot be read: not a regular file (%s)",
-                     path, S_ISDIR (sb.st_mode) ? "a folder" : "a device, fifo or socket");
+                     path, S_ISDIR (sb.st_mode) ? gfx_tr ("a folder") : gfx_tr ("a device, fifo or socket"));
   FILE *fp = fopen (path, "rb");
   if (!fp && errno == ENOENT && !strcmp (path, "-")) /* images take "-", filter files not */
     return gfx_fail (err, GFX_ERR_INPUT, "filter file '-' cannot be read: a filter file is "

@@ -73,7 +73,6 @@ gfx_status gfx_iir_identify (const gfx_image *blurred, const gfx_image *sharp, i
 
 /* The report in a few lines of text (CLI output, dialog label, filter-file comment), each
  * message passed through tr (a dialog's gettext; NULL: English, as files keep it). */
-typedef const char *(*gfx_translate_fn) (const char *msgid);
 void gfx_identify_report_text (const gfx_identify_report *r, int method, gfx_translate_fn tr,
                                char *buf, size_t len);
 

@@ -103,36 +103,45 @@ gfx_param_describe_range (const gfx_param_desc *d, char *buf, size_t len)
     {
     case GFX_PT_ENUM:
       {
-        size_t used = (size_t) snprintf (buf, len, "one of");
-        for (int i = 0; d->choices[i] && used < len; i++)
-          used += (size_t) snprintf (buf + used, len - used, "%s %s (%d)", i ? "," : "",
-                                     d->choices[i], i);
+        char list[256] = "";
+        size_t used = 0;
+        for (int i = 0; d->choices[i] && used < sizeof list; i++)
+          used += (size_t) snprintf (list + used, sizeof list - used, "%s%s (%d)",
+                                     i ? ", " : "", d->choices[i], i);
+        snprintf (buf, len, gfx_tr ("one of %s"), list);
         break;
       }
-    case GFX_PT_BOOL: snprintf (buf, len, "0 or 1"); break;
-    case GFX_PT_STRING: snprintf (buf, len, "a file name"); break;
-    case GFX_PT_DRAWABLE: snprintf (buf, len, "a drawable, or -1"); break;
+    case GFX_PT_BOOL: snprintf (buf, len, "%s", gfx_tr ("0 or 1")); break;
+    case GFX_PT_STRING: snprintf (buf, len, "%s", gfx_tr ("a file name")); break;
+    case GFX_PT_DRAWABLE: snprintf (buf, len, "%s", gfx_tr ("a drawable, or -1")); break;
     case GFX_PT_INT:
       {
-        /* `min` may mean "auto"; the allowed values then start one step above it */
+        /* `min` may mean "auto"; the allowed values then start one step above it.  Whole
+         * sentences, one per case, so that a translation may order them its own way. */
         const double step = d->step > 1 ? d->step : 1, lo = d->auto_label ? d->min + step : d->min;
-        size_t used = 0;
-        if (d->auto_label)
-          used = (size_t) snprintf (buf, len, "%.0f (%s) or ", d->min, d->auto_label);
-        if (used < len)
-          used += (size_t) snprintf (buf + used, len - used, "%.0f to %.0f", lo, d->max);
-        if (step > 1 && used < len)
-          snprintf (buf + used, len - used, " in steps of %.0f", step);
+        const char *auto_text = d->auto_label ? gfx_tr (d->auto_label) : "";
+        if (d->auto_label && step > 1)
+          snprintf (buf, len, gfx_tr ("%.0f (%s) or %.0f to %.0f in steps of %.0f"), d->min,
+                    auto_text, lo, d->max, step);
+        else if (d->auto_label)
+          snprintf (buf, len, gfx_tr ("%.0f (%s) or %.0f to %.0f"), d->min, auto_text, lo,
+                    d->max);
+        else if (step > 1)
+          snprintf (buf, len, gfx_tr ("%.0f to %.0f in steps of %.0f"), lo, d->max, step);
+        else
+          snprintf (buf, len, gfx_tr ("%.0f to %.0f"), lo, d->max);
         break;
       }
     case GFX_PT_FLOAT:
       {
         const int exclusive = (d->flags & GFX_PF_MIN_EXCLUSIVE) != 0;
         if (isinf (d->max)) /* no upper bound */
-          gfx_snprintf_c (buf, len, exclusive ? "more than %g" : "%g or more", d->min);
+          gfx_snprintf_c (buf, len, exclusive ? gfx_tr ("more than %g") : gfx_tr ("%g or more"),
+                          d->min);
         else /* as the values are written */
-          gfx_snprintf_c (buf, len, exclusive ? "more than %g, up to %g" : "%g to %g", d->min,
-                          d->max);
+          gfx_snprintf_c (buf, len, exclusive ? gfx_tr ("more than %g, up to %g")
+                                              : gfx_tr ("%g to %g"),
+                          d->min, d->max);
         break;
       }
     }
@@ -175,8 +184,11 @@ gfx_param_check (const gfx_param_desc *d, const void *values, gfx_error *err)
    * 64.0000000001 "64" and then say 64 is not allowed. */
   char text[40];
   gfx_param_value_text (v, text, sizeof text);
-  return gfx_fail (err, GFX_ERR_PARAM, "%s = %s is %s: allowed %s", d->name, text,
-                   isfinite (v) ? "out of range" : "not a finite number", range);
+  return isfinite (v)
+           ? gfx_fail (err, GFX_ERR_PARAM, "%s = %s is out of range: allowed %s", d->name, text,
+                       range)
+           : gfx_fail (err, GFX_ERR_PARAM, "%s = %s is not a finite number: allowed %s", d->name,
+                       text, range);
 }
 
 gfx_status
@@ -261,9 +273,11 @@ gfx_param_parse (const gfx_param_desc *d, void *values, const char *text, gfx_er
       switch (parse_number (text, &v))
         {
         case NOT_A_NUMBER:
-          return gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is not a number%s: allowed %s",
-                           d->name, text, strchr (text, ',') ? " (numbers take a decimal point, "
-                                                               "not a comma)" : "", range);
+          return strchr (text, ',')
+                   ? gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is not a number (numbers take a "
+                               "decimal point, not a comma): allowed %s", d->name, text, range)
+                   : gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is not a number: allowed %s",
+                               d->name, text, range);
         case BEYOND_DOUBLE:
           return gfx_fail (err, GFX_ERR_PARAM, v == 0 ? "%s: '%s' is too close to 0 for a "
                                                         "double: allowed %s"

@@ -5,6 +5,20 @@
 
 #include "c_numbers.h"
 
+static gfx_translate_fn translator;
+
+void
+gfx_set_translator (gfx_translate_fn tr)
+{
+  translator = tr;
+}
+
+const char *
+gfx_tr (const char *msgid)
+{
+  return translator && msgid && *msgid ? translator (msgid) : msgid;
+}
+
 gfx_status
 gfx_fail (gfx_error *err, gfx_status status, const char *fmt, ...)
 {
@@ -14,7 +28,7 @@ gfx_fail (gfx_error *err, gfx_status status, const char *fmt, ...)
        * ("k1 = 0.5 ... (k2 = 0.4)"; a decimal comma made "k0 = 0, k1 = 0,4" unreadable). */
       va_list ap;
       va_start (ap, fmt);
-      gfx_vsnprintf_c (err->msg, sizeof err->msg, fmt, ap);
+      gfx_vsnprintf_c (err->msg, sizeof err->msg, gfx_tr (fmt), ap);
       va_end (ap);
       err->status = status;
     }

@@ -21,15 +21,30 @@ typedef enum {
   GFX_ERR_INTERNAL
 } gfx_status;
 
-/* Size of the message buffers passed around with a status. */
-#define GFX_MSG_LEN 512
+/* Size of the message buffers passed around with a status (a translated message may take
+ * twice the bytes of the English). */
+#define GFX_MSG_LEN 1024
 
 typedef struct {
   gfx_status status;
   char msg[GFX_MSG_LEN];
 } gfx_error;
 
-/* Sets err (if not NULL) and returns status; printf-style message. */
+/* Translates a message (gettext's dgettext in the plug-ins); returns msgid where it has no
+ * translation. */
+typedef const char *(*gfx_translate_fn) (const char *msgid);
+
+/* The plug-ins set their catalogue's lookup at run time, so that the core's messages reach
+ * a GIMP user in the interface's language; the CLI sets none and stays in English.  Call
+ * it before any thread starts. */
+void gfx_set_translator (gfx_translate_fn tr);
+
+/* msgid translated by that lookup, or msgid itself.  Marks a message for xgettext
+ * (keyword gfx_tr) where it is built from parts; gfx_fail translates its own format. */
+const char *gfx_tr (const char *msgid) __attribute__ ((format_arg (1)));
+
+/* Sets err (if not NULL) and returns status; printf-style message, translated (gfx_tr) and
+ * with numbers written as in C ("0.5" in every locale). */
 gfx_status gfx_fail (gfx_error *err, gfx_status status, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));
 

@@ -91,6 +91,9 @@ void
 gfx_ui_run_begin (int nparams, const GimpParam *param)
 {
   gfx_ui_i18n_init ();
+  /* The core's messages in the interface's language (the PDB's texts, made by query, stay
+   * English). */
+  gfx_set_translator (gfx_ui_tr);
   /* The plug-ins use GEGL's buffers, none of its operations: an empty GEGL_PATH spares
    * loading its ~50 modules (~0.1 s a run).  A GEGL_PATH the user set is kept. */
   g_setenv ("GEGL_PATH", "", FALSE);

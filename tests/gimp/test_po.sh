@@ -8,7 +8,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$top" || exit 1
 ls common/*.c ui/*.c plugins/*.c >"$tmp/files"
-xgettext --keyword=_ --keyword=N_ --keyword=g_dngettext:2,3 --from-code=UTF-8 \
+xgettext $(cat po/xgettext-keywords) --from-code=UTF-8 \
   --package-name=gimp-gpufx --files-from="$tmp/files" -o "$tmp/fresh.pot" 2>"$tmp/err" \
   || { echo "FAIL po-template: $(head -1 "$tmp/err")"; exit 0; }
 for lang in zh_CN ru ko; do
