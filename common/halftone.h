@@ -14,7 +14,7 @@ typedef struct {
   int kernel;     /* gfx_kernel_id */
   int levels;     /* 2..256 per channel */
   int backend;    /* gfx_backend */
-  int block_size; /* GPU threads (= rows) per block: 0 auto, else a multiple of 32 */
+  int block_size; /* GPU threads per block: 0 auto, else a multiple of 32 (cuda_halftone.h) */
   int margin;     /* GPU hand-off margin in columns: -1 auto */
 } gfx_halftone_params;
 

@@ -27,7 +27,8 @@ static const gfx_param_desc halftone_params[] = {
     .def = GFX_BACKEND_AUTO, .choices = gfx_backend_choices, .choice_labels = gfx_backend_labels },
   { .name = "block-size", .label = N_("Block si_ze"), .type = GFX_PT_INT,
     .offset = FIELD (block_size), .flags = GFX_PF_ADVANCED | GFX_PF_GPU,
-    .help = N_("GPU threads (rows) per block, a multiple of 32; 0 = automatic"), .def = 0,
+    .help = N_("GPU threads per block, a multiple of 32 (a warp of 32 for each strip of rows, "
+               "at most 4 warps); 0 = automatic"), .def = 0,
     .min = 0, .max = 1024, .auto_label = "auto", .step = 32 },
   { .name = "margin", .label = N_("_Margin"), .type = GFX_PT_INT, .offset = FIELD (margin),
     .flags = GFX_PF_ADVANCED | GFX_PF_GPU,

@@ -279,11 +279,10 @@ gfx_param_parse (const gfx_param_desc *d, void *values, const char *text, gfx_er
                    : gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is not a number: allowed %s",
                                d->name, text, range);
         case BEYOND_DOUBLE:
-          return gfx_fail (err, GFX_ERR_PARAM, v == 0 ? "%s: '%s' is too close to 0 for a "
-                                                        "double: allowed %s"
-                                                      : "%s: '%s' is beyond the range of a "
-                                                        "double: allowed %s",
-                           d->name, text, range);
+          return v == 0 ? gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is too close to 0 for a "
+                                    "double: allowed %s", d->name, text, range)
+                        : gfx_fail (err, GFX_ERR_PARAM, "%s: '%s' is beyond the range of a "
+                                    "double: allowed %s", d->name, text, range);
         }
       gfx_param_put (d, values, v);
       return gfx_param_check (d, values, err);

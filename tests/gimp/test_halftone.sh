@@ -90,10 +90,28 @@ GPUFX_TEST_CANCEL=1 gimp_batch "$work/cancel.log" "$(scm_run rgb16.png cancelled
 batch_ok halftone-cancel-batch "$work/cancel.log" $? \
   && check_images halftone-cancel-untouched same "$work/cancelled.png" "$work/rgb16.png"
 
-# ---- session 4: translations: the empty-selection refusal in Russian ---------------------
-LANGUAGE=ru gimp_batch "$work/ru.log" "$(scm_run gray8.png empty.png "$outside $(call 0 2 1 0 -1)")"
+# ---- session 4: translations: the plug-in's own refusal (empty selection) and the core's
+# (a parameter out of range, its range text a second message) in Russian; the expected
+# core texts are the built catalogue's, formatted here ---------------------------------------
+LANGUAGE=ru gimp_batch "$work/ru.log" "$(scm_run gray8.png empty.png "$outside $(call 0 2 1 0 -1)")" \
+  "$(scm_run gray8.png bad.png "$(call 0 2 1 33 -1)")" "$(scm_run gray8.png bad.png "$(call 0 1 1 0 -1)")"
 grep -q 'Выделение не пересекается со слоем' "$work/ru.log" && pass halftone-message-in-russian \
   || fail halftone-message-in-russian "no Russian message: $(grep -A2 -i error "$work/ru.log" | tr '\n' ' ' | cut -c1-200)"
+ru () { TEXTDOMAINDIR="$build/locale" LANGUAGE=ru gettext -d gimp-gpufx "$1"; }
+block_en='block-size = %d is not allowed: 0 (auto) or a multiple of 32 from 32 to 1024'
+# shellcheck disable=SC2059 # the formats are the catalogue's
+block=$(printf "$(ru "$block_en")" 33)
+# shellcheck disable=SC2059
+levels=$(printf "$(ru '%s = %s is out of range: allowed %s')" levels 1 "$(printf "$(ru '%.0f to %.0f')" 2 256)")
+for m in "core-block-size:$block" "core-range-text:$levels"; do
+  if [ "${m#*:}" = "$(printf "$block_en" 33)" ] || [[ "${m#*:}" == *"out of range"* ]]; then
+    fail "halftone-${m%%:*}-in-russian" "the catalogue has no Russian text: ${m#*:}"
+  elif grep -qF -- "${m#*:}" "$work/ru.log"; then
+    pass "halftone-${m%%:*}-in-russian"
+  else
+    fail "halftone-${m%%:*}-in-russian" "expected '${m#*:}'; got $(grep -A2 -i error "$work/ru.log" | tr '\n' ' ' | cut -c1-300)"
+  fi
+done
 
 # ---- session 5: a layer mask and a channel are drawables like a layer: each result equals
 # the CLI on the values they stored before the run.  A layer mask is stored linear ("Y u8")
