@@ -114,7 +114,7 @@ one_window (const gfx_image *in, int n, int reps, double copy_ms, double copyk_m
   gfx_image_alloc (&gpu, in->width, in->height, 1, false, GFX_U8, &err);
   gfx_image_alloc (&gmask, in->width, in->height, 1, false, GFX_U8, &err);
   double *k = malloc (sizeof *k * reps), *t = malloc (sizeof *t * reps);
-  gfx_cuda_enhance_timing tm;
+  gfx_cuda_timing tm;
   for (int i = 0; i < 3; i++) /* warm-up: buffers, module load */
     gfx_cuda_enhance (in, &gpu, NULL, &p, &tm, &err);
   for (int i = 0; i < reps; i++)

@@ -43,8 +43,8 @@ gfx_status gfx_enhance_cpu (const gfx_image *in, gfx_image *out, gfx_image *mask
 gfx_status gfx_enhance_region_totals (const gfx_image *in, const gfx_enhance_params *p,
                                       gfx_enhance_region *region, gfx_error *err);
 
-/* Input checks shared by both paths: the parameters, and float samples finite and within
- * the fixed-point range. */
+/* Input checks shared by both paths: the parameters, a non-empty image, and float samples
+ * finite (any finite range: the fixed-point scale follows the image, gfx_enh_fix_scale). */
 gfx_status gfx_enhance_check_input (const gfx_image *in, const gfx_enhance_params *p,
                                     gfx_error *err);
 

@@ -247,7 +247,7 @@ plane_keys (enh_job *j, gfx_error *err)
   return GFX_OK;
 }
 
-/* Keys of the plane (kept in j->key until enh_free_keys) and their exact totals. */
+/* Keys of the plane (in j->key; the caller frees j->key_owned) and their exact totals. */
 static gfx_status
 plane_totals (enh_job *j, int n_workers, gfx_i128 *t1, gfx_u128 *t2, gfx_error *err)
 {

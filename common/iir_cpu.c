@@ -62,8 +62,8 @@ sample_at (const void *pixels, gfx_depth depth, size_t i)
 {
   switch (depth)
     {
-    case GFX_U8: return gfx_iir_from_u8 (((const uint8_t *) pixels)[i]);
-    case GFX_U16: return gfx_iir_from_u16 (((const uint16_t *) pixels)[i]);
+    case GFX_U8: return gfx_unit_from_u8 (((const uint8_t *) pixels)[i]);
+    case GFX_U16: return gfx_unit_from_u16 (((const uint16_t *) pixels)[i]);
     default: return ((const float *) pixels)[i];
     }
 }
@@ -178,8 +178,8 @@ store (gfx_image *out, size_t i, float v)
 {
   switch (out->depth)
     {
-    case GFX_U8: ((uint8_t *) out->pixels)[i] = gfx_iir_to_u8 (v); break;
-    case GFX_U16: ((uint16_t *) out->pixels)[i] = gfx_iir_to_u16 (v); break;
+    case GFX_U8: ((uint8_t *) out->pixels)[i] = gfx_unit_to_u8 (v); break;
+    case GFX_U16: ((uint16_t *) out->pixels)[i] = gfx_unit_to_u16 (v); break;
     default: ((float *) out->pixels)[i] = v; break;
     }
 }

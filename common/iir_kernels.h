@@ -1,5 +1,7 @@
-/* The per-pixel maths of the quadrant IIR filter, shared by the CPU path and the CUDA
- * kernels so that both compute the very same expressions in the very same order.
+/* The per-pixel maths of the quadrant IIR filter: the reference order of operations.  The
+ * CUDA kernels call gfx_iir_point; the CPU path (iir_cpu.c's span) runs the same operations
+ * in the same order two lanes at a time, and tests/unit/test_iir_cpu_exact checks it equal
+ * to gfx_iir_point bit for bit.
  *
  * Windows: w[k1 * GFX_IIR_W + k2] holds the value at (n1 - k1, n2 - k2) in the quadrant's
  * own frame (q1's down-right direction), as a double.  Outside the image x is the
@@ -21,6 +23,7 @@
 
 #include "hd.h"
 #include "iir_filter.h"
+#include "sample_convert.h" /* the samples read and stored, as the core does */
 
 #define GFX_IIR_W GFX_IIR_MAX_MASK /* row stride of the windows */
 
@@ -30,7 +33,7 @@
 #define GFX_IIR_UNROLL
 #endif
 
-/* mr, mc: compile-time bounds (>= m1, m2) the GPU unrolls over; the CPU passes 7. */
+/* mr, mc: compile-time bounds (>= m1, m2) the GPU unrolls over (7: any mask). */
 GFX_HD double
 gfx_iir_point (const double *a, const double *b, int m1, int m2, const double *xw,
                const double *yw, int mr, int mc)
@@ -60,34 +63,6 @@ gfx_iir_point (const double *a, const double *b, int m1, int m2, const double *x
   if (m2 > 1)
     y = y - b[1] * yw[1];
   return y;
-}
-
-/* Sample conversions of gfx_sample_get / gfx_sample_set (NaN stores 0), written once for
- * both paths. */
-GFX_HD float
-gfx_iir_from_u8 (uint8_t v)
-{
-  return v * (1.0f / 255.0f);
-}
-
-GFX_HD float
-gfx_iir_from_u16 (uint16_t v)
-{
-  return v * (1.0f / 65535.0f);
-}
-
-GFX_HD uint8_t
-gfx_iir_to_u8 (float v)
-{
-  float s = v * 255.0f + 0.5f;
-  return !(s > 0.0f) ? 0 : s >= 255.0f ? 255 : (uint8_t) s; /* NaN -> 0 */
-}
-
-GFX_HD uint16_t
-gfx_iir_to_u16 (float v)
-{
-  float s = v * 65535.0f + 0.5f;
-  return !(s > 0.0f) ? 0 : s >= 65535.0f ? 65535 : (uint16_t) s;
 }
 
 /* The filter's output: the mean of the four quadrant outputs, in this order, in float. */

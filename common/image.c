@@ -67,18 +67,8 @@ gfx_sample_set (gfx_image *img, size_t index, float v)
 {
   switch (img->depth)
     {
-    case GFX_U8:
-      {
-        float s = v * 255.0f + 0.5f;
-        ((uint8_t *) img->pixels)[index] = s <= 0.0f ? 0 : s >= 255.0f ? 255 : (uint8_t) s;
-        break;
-      }
-    case GFX_U16:
-      {
-        float s = v * 65535.0f + 0.5f;
-        ((uint16_t *) img->pixels)[index] = s <= 0.0f ? 0 : s >= 65535.0f ? 65535 : (uint16_t) s;
-        break;
-      }
+    case GFX_U8: ((uint8_t *) img->pixels)[index] = gfx_unit_to_u8 (v); break;
+    case GFX_U16: ((uint16_t *) img->pixels)[index] = gfx_unit_to_u16 (v); break;
     default:
       ((float *) img->pixels)[index] = v;
       break;

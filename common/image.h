@@ -1,6 +1,7 @@
 /* Images of the core: GRAY, GRAYA, RGB or RGBA, 8-bit, 16-bit or 32-bit float, stored
- * interleaved and tightly packed, row-major.  Values are in the perceptual (gamma-encoded)
- * space GIMP calls Y' / R'G'B'.  Alpha, when present, is the last channel and the
+ * interleaved and tightly packed, row-major.  Values are as the caller encodes them: the
+ * plug-ins hand over layers in the perceptual (gamma-encoded) space GIMP calls Y' / R'G'B',
+ * and a linear layer mask or channel as the coverage it stores.  Alpha, when present, is the last channel and the
  * algorithms pass it through untouched. */
 #ifndef GFX_IMAGE_H
 #define GFX_IMAGE_H
@@ -9,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sample_convert.h"
 #include "status.h"
 
 #ifdef __cplusplus /* the CUDA layer (C++) calls these */
@@ -67,13 +69,13 @@ gfx_sample_get (const gfx_image *img, size_t index)
 {
   switch (img->depth)
     {
-    case GFX_U8: return ((const uint8_t *) img->pixels)[index] * (1.0f / 255.0f);
-    case GFX_U16: return ((const uint16_t *) img->pixels)[index] * (1.0f / 65535.0f);
+    case GFX_U8: return gfx_unit_from_u8 (((const uint8_t *) img->pixels)[index]);
+    case GFX_U16: return gfx_unit_from_u16 (((const uint16_t *) img->pixels)[index]);
     default: return ((const float *) img->pixels)[index];
     }
 }
 
-/* Stores v, rounded to nearest and clipped for the integer depths. */
+/* Stores v, rounded to nearest and clipped for the integer depths (NaN stores 0). */
 void gfx_sample_set (gfx_image *img, size_t index, float v);
 
 /* Whether every alpha sample is fully opaque (true without alpha): dropping the alpha

@@ -12,6 +12,12 @@
 extern "C" {
 #endif
 
+/* Where a filter's GPU call spent its time (each filter's call fills one if asked). */
+typedef struct {
+  double kernel_ms; /* GPU time of the filter's kernels alone (CUDA events), transfers excluded */
+  double total_ms;  /* the whole call: transfers, conversions, kernels */
+} gfx_cuda_timing;
+
 /* GFX_OK and the device's name ("NVIDIA H100 80GB HBM3, sm_90") when a usable GPU is
  * present; GFX_ERR_GPU and the reason otherwise.  The answer is cached. */
 gfx_status gfx_cuda_device_name (char *name, size_t len, gfx_error *err);

@@ -10,11 +10,6 @@
 extern "C" {
 #endif
 
-typedef struct {
-  double kernel_ms; /* GPU time of the diffusion kernels alone (CUDA events) */
-  double total_ms;  /* whole call: transfers, conversions, kernels */
-} gfx_cuda_timing;
-
 /* Halftones every colour channel of `in` into `out` (allocated by the caller with the same
  * layout; alpha is copied), kernel = gfx_kernel_id, levels 2..256, block_size 0 (auto) or a
  * multiple of 32 up to 1024, margin -1 (auto) or >= 0.  timing may be NULL.

@@ -26,7 +26,7 @@
  * atomic ticket in start order, so a warp only ever waits for a group whose warp is
  * already running.
  *
- * The per-pixel sum is gfx_iir_point, shared with the CPU path; for a mask of exactly the
+ * The per-pixel sum is gfx_iir_point, whose order the CPU path follows; for a mask of exactly the
  * compiled size (3x3) its bounds are compile-time constants and the coefficients sit in
  * registers, which changes the instruction count, not the arithmetic.  A second kernel
  * forms the mean of the four quadrant planes in gfx_iir_mean's order (the split kernel
@@ -43,6 +43,7 @@
 #include "cuda_iir_internal.h"
 #include "device_buf.h"
 #include "staging.h"
+#include "trace_file.cuh"
 
 namespace
 {
@@ -353,9 +354,9 @@ iir_mean (Args A, void *out)
         const float *p = A.planes + (size_t) ch * GFX_IIR_QUADRANTS * n + i;
         float v = gfx_iir_mean (__ldcs (p), __ldcs (p + n), __ldcs (p + 2 * n), __ldcs (p + 3 * n));
         if (A.depth == GFX_U8)
-          ((uint8_t *) out)[o] = gfx_iir_to_u8 (v);
+          ((uint8_t *) out)[o] = gfx_unit_to_u8 (v);
         else if (A.depth == GFX_U16)
-          ((uint16_t *) out)[o] = gfx_iir_to_u16 (v);
+          ((uint16_t *) out)[o] = gfx_unit_to_u16 (v);
         else
           ((float *) out)[o] = v;
       }
@@ -463,21 +464,9 @@ fail:
 cudaError_t
 write_trace (const Args &A, const char *path)
 {
-  const size_t tw = (size_t) A.tasks * (GFX_IIR_TRACE_HDR + A.trace_nc);
-  unsigned *h = (unsigned *) malloc (tw * 4);
-  if (!h)
-    return cudaSuccess;
-  cudaError_t e = cudaMemcpy (h, A.trace, tw * 4, cudaMemcpyDeviceToHost);
-  FILE *f = e == cudaSuccess ? fopen (path, "ab") : NULL;
-  if (f)
-    {
-      int hdr[4] = { A.tasks, A.trace_nc, A.W, A.H };
-      fwrite (hdr, 4, 4, f);
-      fwrite (h, 4, tw, f);
-      fclose (f);
-    }
-  free (h);
-  return e;
+  const int hdr[4] = { A.tasks, A.trace_nc, A.W, A.H };
+  return gfx_cuda_append_trace (A.trace,
+                                (size_t) A.tasks * (GFX_IIR_TRACE_HDR + A.trace_nc), hdr, path);
 }
 
 /* What a call keeps for the next one (made on first use, grown as needed, all dropped

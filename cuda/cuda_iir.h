@@ -2,7 +2,8 @@
  * a quadrant, 32-row groups taken from an atomic ticket in start order, hand-off between
  * groups through the boundary rows themselves (64-bit words that start as a sentinel); the
  * four quadrants and all colour channels run concurrently.  3x3 masks run on a split
- * kernel (a recursion warp and a feeder warp per group), other masks on one warp per group.
+ * kernel (a recursion warp and 1, 2 or 4 feeder warps per group: 4 where the image has few
+ * groups, else 2), other masks on one warp per group.
  * Output bit-identical to gfx_iir_filter_cpu. */
 #ifndef GFX_CUDA_IIR_H
 #define GFX_CUDA_IIR_H
@@ -10,7 +11,6 @@
 #include "../common/iir_filter.h"
 #include "../common/image.h"
 #include "cuda_device.h"
-#include "cuda_halftone.h" /* gfx_cuda_timing */
 
 #ifdef __cplusplus
 extern "C" {

@@ -60,12 +60,12 @@ gfx_iir_load_raw (const IirArgs &A, int q, int ch, int n1, int n2)
     }
 }
 
-/* The sample's value (gfx_iir_from_u8 / _u16, as the CPU path reads it); raw 0 is 0. */
+/* The sample's value (gfx_unit_from_u8 / _u16, as the CPU path reads it); raw 0 is 0. */
 __device__ __forceinline__ float
 gfx_iir_raw_value (gfx_depth depth, unsigned v)
 {
-  return depth == GFX_U8 ? gfx_iir_from_u8 ((uint8_t) v)
-       : depth == GFX_U16 ? gfx_iir_from_u16 ((uint16_t) v) : __uint_as_float (v);
+  return depth == GFX_U8 ? gfx_unit_from_u8 ((uint8_t) v)
+       : depth == GFX_U16 ? gfx_unit_from_u16 ((uint16_t) v) : __uint_as_float (v);
 }
 
 #ifndef GFX_IIR_EMULATE /* (tests/emu/iir_emu.cpp has its own boundary-word accesses) */

@@ -246,13 +246,13 @@ f_load (const Input<CH, T> &I, int W, int c0, int lane, int f, T (&pf)[NPF<CH>])
 __device__ __forceinline__ float
 value (uint8_t v)
 {
-  return gfx_iir_from_u8 (v);
+  return gfx_unit_from_u8 (v);
 }
 
 __device__ __forceinline__ float
 value (uint16_t v)
 {
-  return gfx_iir_from_u16 (v);
+  return gfx_unit_from_u16 (v);
 }
 
 __device__ __forceinline__ float
@@ -609,9 +609,9 @@ mean_task (const IirArgs &A, int t, int lane)
                     }
                   const float m = gfx_iir_mean (v[j][i][0], v[j][i][1], v[j][i][2], v[j][i][3]);
                   if (A.depth == GFX_U8)
-                    ((uint8_t *) A.out)[o] = gfx_iir_to_u8 (m);
+                    ((uint8_t *) A.out)[o] = gfx_unit_to_u8 (m);
                   else if (A.depth == GFX_U16)
-                    ((uint16_t *) A.out)[o] = gfx_iir_to_u16 (m);
+                    ((uint16_t *) A.out)[o] = gfx_unit_to_u16 (m);
                   else
                     ((float *) A.out)[o] = m;
                 }

@@ -193,7 +193,7 @@ fail:
 
 extern "C" gfx_status
 gfx_cuda_enhance (const gfx_image *in, gfx_image *out, gfx_image *mask,
-                  const gfx_enhance_params *p, gfx_cuda_enhance_timing *timing, gfx_error *err)
+                  const gfx_enhance_params *p, gfx_cuda_timing *timing, gfx_error *err)
 {
   auto t0 = std::chrono::steady_clock::now ();
   (void) cudaGetLastError (); /* an error an earlier call left behind is not this call's */
@@ -217,13 +217,6 @@ gfx_cuda_enhance (const gfx_image *in, gfx_image *out, gfx_image *mask,
         = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0).count ();
     }
   return status;
-}
-
-extern "C" void
-gfx_cuda_enhance_release (void)
-{
-  std::lock_guard<std::mutex> guard (cache_lock);
-  release_locked ();
 }
 
 extern "C" gfx_status

@@ -12,21 +12,13 @@
 extern "C" {
 #endif
 
-typedef struct {
-  double kernel_ms; /* GPU time of the kernels alone (CUDA events), transfers excluded */
-  double total_ms;  /* the whole call, transfers included */
-} gfx_cuda_enhance_timing;
-
 /* Enhances `in` into `out` (allocated by the caller, same layout; alpha copied) and, when
  * mask is not NULL, the decision mask into mask (allocated by the caller: 1 channel u8).
  * The caller has validated the parameters and the input (gfx_enhance_check_input).
  * Device buffers are kept between calls and grown as needed.  timing may be NULL. */
 gfx_status gfx_cuda_enhance (const gfx_image *in, gfx_image *out, gfx_image *mask,
-                             const gfx_enhance_params *p, gfx_cuda_enhance_timing *timing,
+                             const gfx_enhance_params *p, gfx_cuda_timing *timing,
                              gfx_error *err);
-
-/* Frees the buffers kept between calls. */
-void gfx_cuda_enhance_release (void);
 
 /* Speed knobs (0 = automatic; they never change results), for tests and benches:
  * kernel = 1 the shared-memory tile kernel (the automatic choice but for n = 3), 2 the

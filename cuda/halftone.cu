@@ -27,6 +27,7 @@
 #include "halftone_pair.cuh"
 #include "halftone_setup.cuh"
 #include "staging.h"
+#include "trace_file.cuh"
 
 using namespace gfxht;
 
@@ -290,28 +291,18 @@ launch_rows (const gfx_image *in, int kernel, int levels, int bs, int margin, gf
     return timed_launch (fn, p, (warps + nw - 1) / nw, threads, smem, err);
   p.trace_nc = (p.width + 31 * 9 + 64) / RC + 2; /* FS chunks with K <= 4 (wider skews first) */
   const size_t tw = (size_t) warps * (8 + 2 * p.trace_nc);
-  CUDA_TRY (cudaMalloc (&p.trace, tw * 4));
-  CUDA_TRY (cudaMemsetAsync (p.trace, 0, tw * 4, ctx.q.stream));
-  if ((status = timed_launch (fn, p, (warps + nw - 1) / nw, threads, smem, err)))
-    return status;
   {
-    unsigned *h = (unsigned *) malloc (tw * 4);
+    const int hdr[4] = { warps, p.trace_nc, p.width, p.height };
+    p.trace = nullptr;
+    CUDA_TRY (cudaMalloc (&p.trace, tw * 4));
+    CUDA_TRY (cudaMemsetAsync (p.trace, 0, tw * 4, ctx.q.stream));
+    if ((status = timed_launch (fn, p, (warps + nw - 1) / nw, threads, smem, err)))
+      goto fail;
     CUDA_TRY (cudaStreamSynchronize (ctx.q.stream));
-    CUDA_TRY (cudaMemcpy (h, p.trace, tw * 4, cudaMemcpyDeviceToHost));
-    FILE *f = fopen (tf, "ab");
-    if (f && h)
-      {
-        int hdr[4] = { warps, p.trace_nc, p.width, p.height };
-        fwrite (hdr, 4, 4, f);
-        fwrite (h, 4, tw, f);
-      }
-    if (f)
-      fclose (f);
-    free (h);
-    CUDA_TRY (cudaFree (p.trace));
+    CUDA_TRY (gfx_cuda_append_trace (p.trace, tw, hdr, tf));
   }
-  return GFX_OK;
 fail:
+  cudaFree (p.trace); /* the trace's alone: the cached buffers stay */
   return status;
 }
 

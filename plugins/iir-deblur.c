@@ -13,9 +13,6 @@
 #include "../common/iir_stability.h"
 #include "iir_identify_glue.h"
 
-/* The identification part of the dialog lands with the identify plug-in's dialog glue. */
-#pragma weak gfx_identify_dialog_build
-
 #define PLOT_PANEL 110 /* pixels per quadrant panel in the dialog */
 
 typedef struct {
@@ -112,8 +109,7 @@ build (gfx_dialog *dlg, GtkWidget *box, void *user)
   gtk_widget_show_all (frame);
   view.shown[0] = '\1'; /* differs from every path: the first call draws */
   show_stability (((const gfx_iir_deblur_params *) gfx_dialog_values (dlg))->filter_file);
-  if (gfx_identify_dialog_build)
-    gfx_identify_dialog_build (dlg, box);
+  gfx_identify_dialog_build (dlg, box);
 }
 
 static void

@@ -1,6 +1,6 @@
 /* The preview's test hooks, so that dialog tests see what it drew and said and can move
- * it: GPUFX_DIALOG_PREVIEW_HOLD, GPUFX_DIALOG_PREVIEW_DUMP, GPUFX_DIALOG_STATUS_DUMP and
- * GPUFX_DIALOG_PREVIEW_THEN. */
+ * it: GPUFX_DIALOG_PREVIEW_HOLD, GPUFX_DIALOG_PREVIEW_DUMP, GPUFX_DIALOG_AREA_DUMP,
+ * GPUFX_DIALOG_STATUS_DUMP and GPUFX_DIALOG_PREVIEW_THEN. */
 #include <stdio.h>
 #include <string.h>
 

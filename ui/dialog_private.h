@@ -1,5 +1,6 @@
-/* Inside the shared dialog: the state that ui/dialog.c (life cycle, preview, OK) and
- * ui/dialog_widgets.c (one widget per parameter) share.  Not for plug-ins. */
+/* Inside the shared dialog: the state that ui/dialog.c (life cycle, OK), ui/dialog_widgets.c
+ * (one widget per parameter), ui/dialog_preview.c (the live preview) and
+ * ui/dialog_preview_hooks.c (its test hooks) share.  Not for plug-ins. */
 #ifndef GFX_UI_DIALOG_PRIVATE_H
 #define GFX_UI_DIALOG_PRIVATE_H
 

@@ -162,7 +162,8 @@ gfx_status gfx_ui_drawable_region (gint32 drawable, gfx_ui_rect *rect, gfx_error
 gfx_status gfx_ui_drawable_target (gint32 drawable, gfx_ui_rect *rect, gfx_error *err);
 
 /* The babl format matching the drawable: u8 for 8-bit integer, u16 for 16-bit integer,
- * float for everything else; Y', Y'A, R'G'B' or R'G'B'A in the drawable's colour space.
+ * float for everything else; Y', Y'A, R'G'B' or R'G'B'A in the drawable's colour space,
+ * except a linear layer mask or channel, read as the linear Y it holds (coverage). 
  * NULL and GFX_ERR_INPUT for a drawable that no longer exists or is indexed. */
 const Babl *gfx_ui_drawable_format (gint32 drawable, gfx_depth *depth, int *channels,
                                     gboolean *has_alpha, gfx_error *err);

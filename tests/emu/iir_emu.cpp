@@ -164,9 +164,9 @@ run (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out, int chunk, in
         const float *p = A.planes + (size_t) ch * GFX_IIR_QUADRANTS * n + i;
         float v = gfx_iir_mean (p[0], p[n], p[2 * n], p[3 * n]);
         if (A.depth == GFX_U8)
-          ((uint8_t *) out->pixels)[o] = gfx_iir_to_u8 (v);
+          ((uint8_t *) out->pixels)[o] = gfx_unit_to_u8 (v);
         else if (A.depth == GFX_U16)
-          ((uint16_t *) out->pixels)[o] = gfx_iir_to_u16 (v);
+          ((uint16_t *) out->pixels)[o] = gfx_unit_to_u16 (v);
         else
           ((float *) out->pixels)[o] = v;
       }

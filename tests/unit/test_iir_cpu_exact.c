@@ -25,8 +25,8 @@ oracle_x (const gfx_image *in, int ch, int q, int n1, int n2)
   size_t i = ((size_t) row * W + col) * in->channels + ch;
   switch (in->depth)
     {
-    case GFX_U8: return gfx_iir_from_u8 (((const uint8_t *) in->pixels)[i]);
-    case GFX_U16: return gfx_iir_from_u16 (((const uint16_t *) in->pixels)[i]);
+    case GFX_U8: return gfx_unit_from_u8 (((const uint8_t *) in->pixels)[i]);
+    case GFX_U16: return gfx_unit_from_u16 (((const uint16_t *) in->pixels)[i]);
     default: return ((const float *) in->pixels)[i];
     }
 }
@@ -65,9 +65,9 @@ oracle (const gfx_iir_filter *f, const gfx_image *in, gfx_image *out)
           float m = gfx_iir_mean (qp[i], qp[plane + i], qp[2 * plane + i], qp[3 * plane + i]);
           size_t at = i * in->channels + ch;
           if (in->depth == GFX_U8)
-            ((uint8_t *) out->pixels)[at] = gfx_iir_to_u8 (m);
+            ((uint8_t *) out->pixels)[at] = gfx_unit_to_u8 (m);
           else if (in->depth == GFX_U16)
-            ((uint16_t *) out->pixels)[at] = gfx_iir_to_u16 (m);
+            ((uint16_t *) out->pixels)[at] = gfx_unit_to_u16 (m);
           else
             ((float *) out->pixels)[at] = m;
         }
