@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #ifdef GFX_HAVE_CUDA
 #include "../cuda/cuda_device.h"
@@ -16,12 +15,8 @@ gfx_backend_effective (int requested)
 {
   if (requested != GFX_BACKEND_AUTO)
     return (gfx_backend) requested;
-  const char *env = getenv ("GPUFX_BACKEND");
-  if (env && !strcasecmp (env, "cpu"))
-    return GFX_BACKEND_CPU;
-  if (env && !strcasecmp (env, "gpu"))
-    return GFX_BACKEND_GPU;
-  return GFX_BACKEND_AUTO;
+  const int env = gfx_backend_by_name (getenv ("GPUFX_BACKEND")); /* unknown: auto */
+  return env < 0 ? GFX_BACKEND_AUTO : (gfx_backend) env;
 }
 
 bool

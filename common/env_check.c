@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+
+#include "params.h"
 
 /* GPUFX_THREADS as written, or 0 when it is unset or not a whole number from 1. */
 static long
@@ -44,8 +45,7 @@ gfx_env_check (char *note, size_t len)
 {
   note[0] = '\0';
   const char *backend = getenv ("GPUFX_BACKEND");
-  if (backend && *backend && strcasecmp (backend, "auto") && strcasecmp (backend, "cpu")
-      && strcasecmp (backend, "gpu"))
+  if (backend && *backend && gfx_backend_by_name (backend) < 0)
     add (note, len, "GPUFX_BACKEND", backend, "is not auto, cpu or gpu: ignored");
   const char *threads = getenv ("GPUFX_THREADS");
   const long asked = threads_asked ();

@@ -13,6 +13,15 @@ const char *const gfx_backend_labels[] = { N_("Automatic"), N_("CPU"), N_("GPU (
 GFX_CHOICES_MATCH (gfx_backend_choices, GFX_BACKEND_GPU + 1);
 GFX_CHOICES_MATCH (gfx_backend_labels, GFX_BACKEND_GPU + 1);
 
+int
+gfx_backend_by_name (const char *name)
+{
+  for (int i = 0; name && gfx_backend_choices[i]; i++)
+    if (!strcasecmp (name, gfx_backend_choices[i]))
+      return i;
+  return -1;
+}
+
 static void *
 field (const gfx_param_desc *d, void *values)
 {

@@ -76,6 +76,8 @@ typedef enum { GFX_BACKEND_AUTO = 0, GFX_BACKEND_CPU, GFX_BACKEND_GPU } gfx_back
                   #table ": one entry per value, then NULL")
 extern const char *const gfx_backend_choices[];
 extern const char *const gfx_backend_labels[];
+/* The backend a word names (gfx_backend_choices, any case: "GPU" is gpu), -1 for none. */
+int gfx_backend_by_name (const char *name);
 
 void gfx_params_defaults (const gfx_param_set *set, void *values);
 /* Every range and the set's cross rules; the message names the parameter and its range. */
