@@ -135,7 +135,7 @@ run (const identify_opts *o, const gfx_identify_params *p)
     st = cli_load (o->sharp, &sharp, note, sizeof note, &err);
   if (st == GFX_OK)
     st = gfx_iir_identify (&blurred, o->sharp[0] ? &sharp : NULL, p->mask_rows, p->mask_cols,
-                           p->method, &f, &rep, &err);
+                           p->method, &f, &rep, NULL, &err);
   if (st == GFX_OK)
     {
       gfx_identify_report_text (&rep, p->method, NULL, text, sizeof text);

@@ -251,6 +251,19 @@ assemble (const gfx_iir_filter *fits, const int *rung, gfx_iir_filter *f)
     }
 }
 
+/* Moves the progress to `fraction` of the whole identification, and stops the work once
+ * the user has cancelled: the stages check it between their steps. */
+static gfx_status
+checkpoint (gfx_progress *progress, double fraction, gfx_error *err)
+{
+  if (!progress)
+    return GFX_OK;
+  if (gfx_progress_cancelled (progress))
+    return gfx_fail (err, GFX_ERR_CANCELLED, "identification cancelled");
+  gfx_progress_update (progress, fraction);
+  return GFX_OK;
+}
+
 /* Each quadrant's rung of the ladder, for the filtered blurred fragments closest (RMS) to
  * the sharp ones: the best rung common to the four (or, where none is usable by all, each
  * quadrant's first usable one), then each quadrant's rung in turn changed while that
@@ -259,7 +272,7 @@ assemble (const gfx_iir_filter *fits, const int *rung, gfx_iir_filter *f)
  * direction), and the result is never worse than the best common rung. */
 static gfx_status
 choose_rungs (const pair_set *ps, const gfx_iir_filter *fits, int (*usable)[GFX_IIR_QUADRANTS],
-              int rungs, int *rung, double *rms, gfx_error *err)
+              int rungs, int *rung, double *rms, gfx_progress *progress, gfx_error *err)
 {
   static const char *const qname[] = { "q1", "q2", "q3", "q4" };
   gfx_iir_filter f;
@@ -269,7 +282,9 @@ choose_rungs (const pair_set *ps, const gfx_iir_filter *fits, int (*usable)[GFX_
     {
       if (!(usable[k][0] && usable[k][1] && usable[k][2] && usable[k][3]))
         continue;
-      st = fragment_error (ps, &fits[k], &e, err);
+      st = checkpoint (progress, 0.85 + 0.05 * k / rungs, err);
+      if (st == GFX_OK)
+        st = fragment_error (ps, &fits[k], &e, err);
       if (st == GFX_OK && e < best)
         {
           best = e;
@@ -303,7 +318,9 @@ choose_rungs (const pair_set *ps, const gfx_iir_filter *fits, int (*usable)[GFX_
               continue;
             rung[q] = k;
             assemble (fits, rung, &f);
-            st = fragment_error (ps, &f, &e, err);
+            st = checkpoint (progress, 0.9 + 0.02 * sweep + 0.005 * q, err);
+            if (st == GFX_OK)
+              st = fragment_error (ps, &f, &e, err);
             if (st == GFX_OK && e < best)
               best = e, changed = 1;
             else
@@ -336,7 +353,7 @@ lad_rows (int m1, int m2)
 /* Checks the plain equations (condition, singularity), then walks the ladder. */
 static gfx_status
 identify_pairs (const pair_set *ps, int m1, int m2, int method, gfx_iir_filter *out,
-                gfx_identify_report *rep, gfx_error *err)
+                gfx_identify_report *rep, gfx_progress *progress, gfx_error *err)
 {
   static const char *const qname[] = { "q1", "q2", "q3", "q4" };
   gfx_identify_system sys[GFX_IIR_QUADRANTS] = { 0 };
@@ -346,14 +363,18 @@ identify_pairs (const pair_set *ps, int m1, int m2, int method, gfx_iir_filter *
     {
       gfx_solve_info info;
       double a[GFX_IIR_MAX_MASK * GFX_IIR_MAX_MASK], b[GFX_IIR_MAX_MASK * GFX_IIR_MAX_MASK];
-      st = gfx_identify_system_build (ps->pairs, ps->n, q, m1, m2,
+      st = checkpoint (progress, 0.15 + 0.05 * q, err);
+      if (st == GFX_OK)
+        st = gfx_identify_system_build (ps->pairs, ps->n, q, m1, m2,
                                       method == GFX_IDENTIFY_LAD ? lad_rows (m1, m2) : MAX_ROWS,
                                       &sys[q], err);
+      if (st == GFX_OK && progress)
+        sys[q].cancel = &progress->cancel;
       if (st == GFX_OK)
         st = gfx_identify_solve (&sys[q], GFX_IDENTIFY_LS, 0.0, a, b, &info, err);
       if (st == GFX_OK)
         rep->equations[q] = sys[q].rows, rep->cond[q] = info.cond;
-      else if (err)
+      else if (err && st != GFX_ERR_CANCELLED)
         {
           char msg[GFX_MSG_LEN];
           snprintf (msg, sizeof msg, "%s", err->msg);
@@ -367,13 +388,19 @@ identify_pairs (const pair_set *ps, int m1, int m2, int method, gfx_iir_filter *
   for (int k = 0; st == GFX_OK && k < RUNGS; k++)
     {
       fits[k] = (gfx_iir_filter) { .m1 = m1, .m2 = m2 };
-      fit_rung (sys, method, ladder[k], &fits[k], info[k], usable[k]);
+      /* LAD's first rung, its full IRLS, takes most of the time; the others reuse its
+       * weights */
+      st = checkpoint (progress, method != GFX_IDENTIFY_LAD ? 0.35 + 0.5 * k / RUNGS
+                                 : k == 0 ? 0.35 : 0.75 + 0.1 * (k - 1) / (RUNGS - 1),
+                       err);
+      if (st == GFX_OK)
+        fit_rung (sys, method, ladder[k], &fits[k], info[k], usable[k]);
     }
   for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
     gfx_identify_system_free (&sys[q]);
   int rung[GFX_IIR_QUADRANTS];
   if (st == GFX_OK)
-    st = choose_rungs (ps, fits, usable, RUNGS, rung, &rep->output_rms, err);
+    st = choose_rungs (ps, fits, usable, RUNGS, rung, &rep->output_rms, progress, err);
   if (st == GFX_OK)
     assemble (fits, rung, out);
   for (int q = 0; st == GFX_OK && q < GFX_IIR_QUADRANTS; q++)
@@ -407,7 +434,8 @@ check_images (const gfx_image *blurred, const gfx_image *sharp, int m1, int m2, 
 
 gfx_status
 gfx_iir_identify (const gfx_image *blurred, const gfx_image *sharp, int m1, int m2, int method,
-                  gfx_iir_filter *out, gfx_identify_report *report, gfx_error *err)
+                  gfx_iir_filter *out, gfx_identify_report *report, gfx_progress *progress,
+                  gfx_error *err)
 {
   gfx_identify_report local;
   gfx_identify_report *rep = report ? report : &local;
@@ -436,6 +464,8 @@ gfx_iir_identify (const gfx_image *blurred, const gfx_image *sharp, int m1, int 
                        "blurred one: there is no blur between them to identify (the reference "
                        "must be a sharp original of the same scene)");
       if (st == GFX_OK)
+        st = checkpoint (progress, 0.02, err);
+      if (st == GFX_OK)
         st = sharp ? reference_pairs (lb, ls, w, h, &ps, rep, err)
                    : automatic_pairs (lb, w, h, &ps, rep, err);
     }
@@ -443,11 +473,13 @@ gfx_iir_identify (const gfx_image *blurred, const gfx_image *sharp, int m1, int 
   if (st == GFX_OK)
     st = fragment_error (&ps, NULL, &rep->blurred_rms, err);
   if (st == GFX_OK)
-    st = identify_pairs (&ps, m1, m2, method, out, rep, err);
+    st = identify_pairs (&ps, m1, m2, method, out, rep, progress, err);
   if (st == GFX_OK)
     st = gfx_iir_stability_check (out, 0, &rep->stability, err);
   if (st == GFX_OK && !rep->stability.all_stable)
     st = gfx_fail (err, GFX_ERR_UNSTABLE, "the identified filter is unstable");
+  if (st == GFX_OK) /* a cancel that came during the last stage still counts */
+    st = checkpoint (progress, 1.0, err);
   free (lb), free (ls), free (ps.store);
   return st;
 }

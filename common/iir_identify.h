@@ -66,10 +66,11 @@ typedef struct {
  * fragments).  m1, m2: mask 1..7; method: gfx_identify_method.  On success *out is a valid,
  * stable filter.  GFX_ERR_INPUT for singular or ill-conditioned equations, too few
  * fragments or mismatched images (a clear message, never NaN coefficients); report may be
- * NULL. */
+ * NULL.  progress (may be NULL) moves between the stages, and a cancel there stops the
+ * work at the next stage (GFX_ERR_CANCELLED). */
 gfx_status gfx_iir_identify (const gfx_image *blurred, const gfx_image *sharp, int m1, int m2,
                              int method, gfx_iir_filter *out, gfx_identify_report *report,
-                             gfx_error *err);
+                             gfx_progress *progress, gfx_error *err);
 
 /* The report in a few lines of text (CLI output, dialog label, filter-file comment), each
  * message passed through tr (a dialog's gettext; NULL: English, as files keep it). */

@@ -22,7 +22,7 @@ irls_iterate (lsq_job *job, double *phi, double *r, double *w, double *next)
   double obj = identify_sum_abs (r, sys->rows), cond;
   double eps = fmax (obj / (double) sys->rows, floor_r);
   int it = 1;
-  for (; it < IRLS_MAX_ITER && obj > 0.0; it++)
+  for (; it < IRLS_MAX_ITER && obj > 0.0 && !(sys->cancel && atomic_load (sys->cancel)); it++)
     {
       double mean_w = 0.0;
       for (size_t i = 0; i < sys->rows; i++)
@@ -108,7 +108,8 @@ identify_irls (lsq_job *job, double *phi, double *r, int *iterations, double **w
       return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the LAD iterations");
     }
   *iterations = irls_iterate (job, phi, r, w, next);
-  if (job->ridge == 0.0) /* with a ridge the objective is no longer sum |r| alone */
+  if (job->ridge == 0.0 /* with a ridge the objective is no longer sum |r| alone */
+      && !(job->sys->cancel && atomic_load (job->sys->cancel)))
     lad_polish (job, phi, r, w, next);
   if (weights)
     { /* the final IRLS weights, for the ladder's regularised LAD solves */

@@ -6,6 +6,7 @@
 #ifndef GFX_IIR_IDENTIFY_SOLVE_H
 #define GFX_IIR_IDENTIFY_SOLVE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "status.h"
@@ -27,6 +28,9 @@ typedef struct {
   /* Filled by the solves and reused: QR triangles (full, FIR, LAD-weighted) and the
    * weights of the unregularised LAD fit. */
   double *qr_full, *qr_fir, *qr_lad, *lad_w;
+  /* The caller's cancel flag (may be NULL): once set, LAD's iterations stop early, keeping
+   * their last iterate, so that a cancel does not wait for a whole fit. */
+  const atomic_int *cancel;
 } gfx_identify_system;
 
 /* Builds quadrant q's equations (q = 0..3 for q1..q4: the pairs are read as if flipped into

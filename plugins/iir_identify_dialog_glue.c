@@ -32,9 +32,8 @@ static gfx_status
 identify_job_run (void *ctx, gfx_progress *progress, gfx_error *err)
 {
   identify_job *job = ctx;
-  (void) progress;
   return gfx_iir_identify (&job->blurred, job->use_sharp ? &job->sharp : NULL, job->p.mask_rows,
-                           job->p.mask_cols, job->p.method, &job->f, &job->rep, err);
+                           job->p.mask_cols, job->p.method, &job->f, &job->rep, progress, err);
 }
 
 /* The fragments used, scaled into the dialog. */
@@ -221,14 +220,26 @@ other_layer (gint32 drawable)
   return found;
 }
 
+static gboolean
+press_cancel (gpointer data)
+{
+  GtkWidget *window = gtk_widget_get_toplevel (((identify_ui *) data)->picture);
+  gtk_dialog_response (GTK_DIALOG (window), GTK_RESPONSE_CANCEL);
+  return G_SOURCE_REMOVE;
+}
+
 /* Test hook: GPUFX_DIALOG_AUTO_IDENTIFY=SECONDS presses Identify once (dialog tests).  With
  * GPUFX_DIALOG_IDENTIFY_SHARP=1 it first does what a user does for a sharp reference:
  * unticks Automatic and, once the layer list has become usable, picks the image's other
- * layer in it. */
+ * layer in it.  GPUFX_DIALOG_IDENTIFY_CANCEL=SECONDS presses Cancel that long after
+ * Identify, while the identification runs (the dialog answers only from then on). */
 static gboolean
 auto_identify (gpointer data)
 {
   identify_ui *ui = data;
+  const char *cancel = g_getenv ("GPUFX_DIALOG_IDENTIFY_CANCEL");
+  if (cancel)
+    g_timeout_add ((guint) (g_ascii_strtod (cancel, NULL) * 1000), press_cancel, ui);
   if (g_getenv ("GPUFX_DIALOG_IDENTIFY_SHARP"))
     {
       gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (ui->automatic), FALSE);

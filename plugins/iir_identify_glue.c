@@ -69,7 +69,7 @@ identify_work (gint32 drawable, const gfx_identify_params *p, double *residual,
   gfx_status st = identify_read (drawable, p->sharp_drawable, &blurred, &ref, err);
   if (st == GFX_OK)
     st = gfx_iir_identify (&blurred, p->sharp_drawable != -1 ? &ref : NULL, p->mask_rows,
-                           p->mask_cols, p->method, &f, &rep, err);
+                           p->mask_cols, p->method, &f, &rep, NULL, err);
   if (st == GFX_OK)
     {
       gfx_identify_report_text (&rep, p->method, NULL, text, sizeof text);

@@ -101,3 +101,23 @@ if batch_ok identify-dialog-keeps-user-file-ok "$work/dlg-mine.log" $?; then
   else fail identify-dialog-writes-beside-it "no $new, or it differs from gpufx identify --auto"; fi
   compare_images identify-dialog-ok-uses-the-new-file "$work/dialog-mine.png" "$work/cli.png"
 fi
+
+# Cancel while Identify runs (a 5000 x 5000 image: finding its edges alone takes seconds;
+# Cancel pressed 0.3 s after Identify): the identification stops, no filter file is
+# written, the dialog closes and the image is untouched.
+"$py" - "$work" <<'PY' || fail inputs "could not write the large input"
+import sys, numpy as np
+from PIL import Image
+small = np.asarray(Image.open(f"{sys.argv[1]}/blurred.png"))
+Image.fromarray(np.pad(small, ((0, 5000 - small.shape[0]), (0, 5000 - small.shape[1])),
+                       mode="symmetric")).save(f"{sys.argv[1]}/large.png")
+PY
+rm -f "$GIMP2_DIRECTORY/gpufx-identified.iir"
+call='(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 1)'
+GPUFX_DIALOG_AUTO_IDENTIFY=1 GPUFX_DIALOG_IDENTIFY_CANCEL=0.3 gimp_batch "$work/dlg-cancel.log" \
+  "$(scm_run large.png large-out.png "$call")"
+if batch_ok identify-dialog-cancel-ok "$work/dlg-cancel.log" $?; then
+  [ ! -e "$GIMP2_DIRECTORY/gpufx-identified.iir" ] && pass identify-dialog-cancel-writes-no-file \
+    || fail identify-dialog-cancel-writes-no-file "Cancel during Identify still wrote $GIMP2_DIRECTORY/gpufx-identified.iir"
+  check_images identify-dialog-cancel-untouched same "$work/large-out.png" "$work/large.png"
+fi

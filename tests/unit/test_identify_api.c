@@ -101,7 +101,7 @@ run_mode (const gfx_image *blurred, const gfx_image *sharp, int method, const ch
   gfx_iir_filter f;
   gfx_identify_report rep;
   gfx_error err = { 0 };
-  gfx_status st = gfx_iir_identify (blurred, sharp, 3, 3, method, &f, &rep, &err);
+  gfx_status st = gfx_iir_identify (blurred, sharp, 3, 3, method, &f, &rep, NULL, &err);
   CHECK (st == GFX_OK, "identify_%s_succeeds (%s)", name, st == GFX_OK ? "ok" : err.msg);
   if (st != GFX_OK)
     return;
@@ -120,6 +120,49 @@ run_mode (const gfx_image *blurred, const gfx_image *sharp, int method, const ch
     report_translated (&rep, method, name);
 }
 
+/* A progress that cancels once the work has passed `at` of the whole, recording how far
+ * the reports went and whether they only moved forward. */
+typedef struct {
+  gfx_progress pr;
+  double at, last;
+  int reports, backwards;
+} cancel_at;
+
+static void
+cancel_report (void *ctx, double fraction)
+{
+  cancel_at *c = ctx;
+  c->backwards += fraction < c->last;
+  c->last = fraction, c->reports++;
+  if (fraction >= c->at)
+    gfx_progress_cancel (&c->pr);
+}
+
+/* The identification moves a progress bar from start to end, and a cancel, whenever it
+ * comes, stops it with GFX_ERR_CANCELLED (the dialog then writes no file). */
+static void
+progress_and_cancel (const gfx_image *blurred, const gfx_image *sharp, const char *name)
+{
+  const double at[] = { 2.0, 0.0, 0.01, 0.3, 0.6, 0.88 };
+  for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+    {
+      cancel_at c = { .at = at[i] };
+      gfx_progress_init (&c.pr, cancel_report, &c);
+      gfx_iir_filter f;
+      gfx_error err = { 0 };
+      gfx_status st = gfx_iir_identify (blurred, sharp, 3, 3, GFX_IDENTIFY_LAD, &f, NULL, &c.pr,
+                                        &err);
+      if (at[i] > 1)
+        CHECK (st == GFX_OK && c.last == 1.0 && c.reports >= 10 && !c.backwards,
+               "identify_%s_progress_runs_to_the_end (%d reports, last %.2f, %d backwards: %s)",
+               name, c.reports, c.last, c.backwards, st == GFX_OK ? "ok" : err.msg);
+      else
+        CHECK (st == GFX_ERR_CANCELLED && strstr (err.msg, "cancelled") && c.last < 1.0,
+               "identify_%s_cancelled_after_%.2f (status %d, %s, stopped at %.2f)", name, at[i],
+               (int) st, err.msg, c.last);
+    }
+}
+
 int
 main (void)
 {
@@ -136,6 +179,8 @@ main (void)
   run_mode (&blurred, &sharp, GFX_IDENTIFY_LAD, "reference_lad");
   run_mode (&blurred, NULL, GFX_IDENTIFY_LS, "auto_ls");
   run_mode (&blurred, NULL, GFX_IDENTIFY_LAD, "auto_lad");
+  progress_and_cancel (&blurred, &sharp, "reference");
+  progress_and_cancel (&blurred, NULL, "auto");
 
   gfx_iir_filter f;
   memset (&f, 0, sizeof f);
@@ -145,20 +190,20 @@ main (void)
     noisy[p] = 0.3f, flat_px[p] = 0.6f;
   gfx_image flat = { .width = W, .height = H, .channels = 1, .depth = GFX_F32, .pixels = noisy };
   gfx_image flat2 = { .width = W, .height = H, .channels = 1, .depth = GFX_F32, .pixels = flat_px };
-  gfx_status st = gfx_iir_identify (&flat, &flat2, 3, 3, GFX_IDENTIFY_LS, &f, NULL, &err);
+  gfx_status st = gfx_iir_identify (&flat, &flat2, 3, 3, GFX_IDENTIFY_LS, &f, NULL, NULL, &err);
   CHECK (st == GFX_ERR_INPUT && strstr (err.msg, "singular") && finite_filter (&f),
          "identify_constant_image_singular (%s)", err.msg);
-  st = gfx_iir_identify (&blurred, &blurred, 3, 3, GFX_IDENTIFY_LS, &f, NULL, &err);
+  st = gfx_iir_identify (&blurred, &blurred, 3, 3, GFX_IDENTIFY_LS, &f, NULL, NULL, &err);
   CHECK (st == GFX_ERR_INPUT && strstr (err.msg, "same picture"),
          "identify_reference_equal_to_blurred_says_so (%s)", err.msg);
   gfx_image half = { .width = W / 2, .height = H, .channels = 1, .depth = GFX_F32,
                     .pixels = sharp_px };
-  st = gfx_iir_identify (&blurred, &half, 3, 3, GFX_IDENTIFY_LS, &f, NULL, &err);
+  st = gfx_iir_identify (&blurred, &half, 3, 3, GFX_IDENTIFY_LS, &f, NULL, NULL, &err);
   CHECK (st == GFX_ERR_INPUT && strstr (err.msg, "same area"), "identify_size_mismatch (%s)",
          err.msg);
-  st = gfx_iir_identify (&blurred, NULL, 3, 8, GFX_IDENTIFY_LS, &f, NULL, &err);
+  st = gfx_iir_identify (&blurred, NULL, 3, 8, GFX_IDENTIFY_LS, &f, NULL, NULL, &err);
   CHECK (st == GFX_ERR_PARAM, "identify_mask_out_of_range (%s)", err.msg);
-  st = gfx_iir_identify (&blurred, NULL, 3, 3, 2, &f, NULL, &err);
+  st = gfx_iir_identify (&blurred, NULL, 3, 3, 2, &f, NULL, NULL, &err);
   CHECK (st == GFX_ERR_PARAM, "identify_bad_method (%s)", err.msg);
   return check_exit_status ();
 }
