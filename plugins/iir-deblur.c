@@ -123,8 +123,15 @@ changed (gfx_dialog *dlg, void *user)
 
 /* Stability and Identify beside the preview: below it the dialog grew to ~1210 px once
  * Identify had run, past the bottom of a 1080-line screen. */
-static const gfx_dialog_hooks deblur_hooks = { .build = build, .changed = changed,
-                                               .beside = TRUE };
+static void
+reset (gfx_dialog *dlg, GtkWidget *box, void *user)
+{
+  (void) dlg, (void) user;
+  gfx_identify_dialog_reset (box);
+}
+
+static const gfx_dialog_hooks deblur_hooks = { .build = build, .reset = reset,
+                                               .changed = changed, .beside = TRUE };
 
 static const gfx_ui_proc deblur_proc = {
   .filter = &gfx_iir_deblur_filter,

@@ -16,7 +16,7 @@
 
 typedef struct {
   gfx_dialog *dlg;
-  GtkWidget *automatic, *sharp, *rows, *cols, *method, *button, *report, *picture;
+  GtkWidget *automatic, *sharp, *sharp_label, *rows, *cols, *method, *button, *report, *picture;
   gchar *written; /* the filter file this dialog wrote last, or NULL */
 } identify_ui;
 
@@ -251,10 +251,18 @@ auto_identify (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* The sharp reference, list and label, matters only without automatic edges. */
 static void
 on_automatic (GtkToggleButton *toggle, identify_ui *ui)
 {
   gtk_widget_set_sensitive (ui->sharp, !gtk_toggle_button_get_active (toggle));
+  gtk_widget_set_sensitive (ui->sharp_label, !gtk_toggle_button_get_active (toggle));
+}
+
+static double
+default_of (const char *name)
+{
+  return gfx_params_find (&gfx_identify_param_set, name)->def;
 }
 
 static GtkWidget *
@@ -262,17 +270,43 @@ spin (const char *name)
 {
   const gfx_param_desc *d = gfx_params_find (&gfx_identify_param_set, name);
   GtkWidget *w = gtk_spin_button_new_with_range (d->min, d->max, 1);
-  gtk_spin_button_set_value (GTK_SPIN_BUTTON (w), d->def);
   gtk_widget_set_tooltip_text (w, _(d->help));
   return w;
 }
 
-/* The row's label is the parameter's own, as in every other dialog. */
-static void
+/* The row's label is the parameter's own, as in every other dialog; returns the label. */
+static GtkWidget *
 attach (GtkWidget *table, int row, const char *name, GtkWidget *w)
 {
   const gfx_param_desc *d = gfx_params_find (&gfx_identify_param_set, name);
-  gimp_table_attach_aligned (GTK_TABLE (table), 0, row, _(d->label), 0.0, 0.5, w, 1, TRUE);
+  return gimp_table_attach_aligned (GTK_TABLE (table), 0, row, _(d->label), 0.0, 0.5, w, 1,
+                                    TRUE);
+}
+
+/* The defaults of the identify table (automatic edges, its mask and method), and no
+ * result on show: as the dialog opens, and after Reset. */
+static void
+set_defaults (identify_ui *ui)
+{
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (ui->automatic), TRUE);
+  on_automatic (GTK_TOGGLE_BUTTON (ui->automatic), ui);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (ui->rows), default_of ("mask-rows"));
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (ui->cols), default_of ("mask-cols"));
+  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (ui->method), (gint) default_of ("method"));
+  gtk_label_set_text (GTK_LABEL (ui->report), "");
+  gtk_widget_hide (ui->picture);
+}
+
+#define UI_KEY "gfx-identify-ui" /* the identify_ui on the box it was built into */
+
+void
+gfx_identify_dialog_reset (GtkWidget *box)
+{
+  identify_ui *ui = g_object_get_data (G_OBJECT (box), UI_KEY);
+  if (!ui)
+    return;
+  set_defaults (ui);
+  gfx_ui_shrink_window (ui->picture);
 }
 
 /* Folding the section gives its height back. */
@@ -309,11 +343,8 @@ gfx_identify_dialog_build (gfx_dialog *dlg, GtkWidget *box)
   ui->method = gimp_int_combo_box_new (_(gfx_identify_method_labels[0]), GFX_IDENTIFY_LS,
                                        _(gfx_identify_method_labels[1]), GFX_IDENTIFY_LAD,
                                        NULL);
-  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (ui->method), GFX_IDENTIFY_LS);
-  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (ui->automatic), TRUE);
-  gtk_widget_set_sensitive (ui->sharp, FALSE);
   gtk_table_attach_defaults (GTK_TABLE (table), ui->automatic, 0, 2, 0, 1);
-  attach (table, 1, "sharp-drawable", ui->sharp);
+  ui->sharp_label = attach (table, 1, "sharp-drawable", ui->sharp);
   attach (table, 2, "mask-rows", ui->rows);
   attach (table, 3, "mask-cols", ui->cols);
   attach (table, 4, "method", ui->method);
@@ -329,6 +360,8 @@ gfx_identify_dialog_build (gfx_dialog *dlg, GtkWidget *box)
   gtk_box_pack_start (GTK_BOX (vbox), result, FALSE, FALSE, 0);
   gtk_container_add (GTK_CONTAINER (frame), vbox);
   gtk_box_pack_start (GTK_BOX (box), frame, FALSE, FALSE, 0);
+  set_defaults (ui);
+  g_object_set_data (G_OBJECT (box), UI_KEY, ui);
   g_signal_connect (ui->automatic, "toggled", G_CALLBACK (on_automatic), ui);
   g_signal_connect (frame, "notify::expanded", G_CALLBACK (on_expanded), NULL);
   g_signal_connect_data (button, "clicked", G_CALLBACK (on_identify), ui, free_ui, 0);

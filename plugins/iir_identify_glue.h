@@ -4,7 +4,8 @@
  *   query(): gfx_identify_pdb_install ();
  *   run():   if (strcmp (name, GFX_IDENTIFY_PROC) == 0)
  *              return gfx_identify_pdb_run (nparams, param, nreturn_vals, return_vals);
- *   its dialog hooks' build(): gfx_identify_dialog_build (dlg, box); */
+ *   its dialog hooks' build(): gfx_identify_dialog_build (dlg, box);
+ *   and reset(): gfx_identify_dialog_reset (box); */
 #ifndef GFX_IIR_IDENTIFY_GLUE_H
 #define GFX_IIR_IDENTIFY_GLUE_H
 
@@ -32,5 +33,7 @@ void gfx_identify_pdb_run (gint nparams, const GimpParam *param, gint *nreturn_v
  * written to the dialog's filter-file (a default in the GIMP profile when empty), which
  * the preview then uses; the report and the fragments picture are shown below. */
 void gfx_identify_dialog_build (gfx_dialog *dlg, GtkWidget *box);
+/* Reset: automatic edges, the table's mask and method, no report or picture. */
+void gfx_identify_dialog_reset (GtkWidget *box);
 
 #endif

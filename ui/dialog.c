@@ -273,6 +273,8 @@ dialog_loop (gfx_dialog *dlg, gfx_error *err)
         {
           gfx_params_defaults (dlg->set, dlg->values);
           gfx_dialog_sync (dlg);
+          if (hooks && hooks->reset)
+            hooks->reset (dlg, dlg->extra, hooks->user);
           continue;
         }
       if (response != GTK_RESPONSE_OK)

@@ -38,6 +38,9 @@ struct gfx_dialog_hooks {
   /* Once, after the parameter widgets exist: add widgets to `box` (a vertical GtkBox
    * below the parameters, empty and hidden until something is packed into it). */
   void (*build) (gfx_dialog *dlg, GtkWidget *box, void *user);
+  /* After Reset put the parameters back to their defaults: the same for build's widgets
+   * (box is build's).  NULL: nothing of build's to reset. */
+  void (*reset) (gfx_dialog *dlg, GtkWidget *box, void *user);
   /* After any parameter changed through a widget (gfx_dialog_values is up to date). */
   void (*changed) (gfx_dialog *dlg, void *user);
   /* Before OK processes the drawable: return FALSE (and fill err) to refuse and keep

@@ -121,3 +121,34 @@ if batch_ok identify-dialog-cancel-ok "$work/dlg-cancel.log" $?; then
     || fail identify-dialog-cancel-writes-no-file "Cancel during Identify still wrote $GIMP2_DIRECTORY/gpufx-identified.iir"
   check_images identify-dialog-cancel-untouched same "$work/large-out.png" "$work/large.png"
 fi
+
+# Reset puts the Identify part back too: Automatic unticked and Mask rows 5 typed, then
+# Reset (Alt+R); Identify (pressed later by the hook) must then find the edges itself with
+# a 3x3 mask and write `gpufx identify --auto`'s filter.
+if command -v xdotool >/dev/null; then
+  rm -f "$GIMP2_DIRECTORY/gpufx-identified.iir"
+  call='(plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 1)'
+  # Cancel at 30 s ends the dialog should OK be refused (no filter written).
+  GPUFX_DIALOG_AUTO_IDENTIFY=8 GPUFX_DIALOG_AUTO_OK=14 GPUFX_DIALOG_AUTO_CANCEL=30 gimp_batch "$work/dlg-reset.log" \
+    "$(scm_run blurred.png dialog-reset.png "$call")" &
+  pid=$!
+  if wid=$(wait_window "IIR Deblur (quadrant filters)"); then
+    sleep 1
+    for k in alt+a alt+w ctrl+a type:5 Tab alt+r; do
+      if [[ $k == type:* ]]; then xdotool windowfocus --sync "$wid" type --delay 50 "${k#type:}"
+      else xdotool windowfocus --sync "$wid" key --clearmodifiers "$k"; fi
+      sleep 0.2
+    done
+  else
+    fail identify-dialog-reset "no dialog window seen"
+  fi
+  wait $pid
+  if batch_ok identify-dialog-reset-ok "$work/dlg-reset.log" $?; then
+    iir="$GIMP2_DIRECTORY/gpufx-identified.iir"
+    if [ -f "$iir" ] && diff <(grep -v '^#' "$iir") <(grep -v '^#' "$work/cli.iir") >/dev/null
+    then pass identify-dialog-reset-restores-identify
+    else fail identify-dialog-reset-restores-identify "after Reset, Identify did not write gpufx identify --auto's filter (Automatic or the mask kept?)"; fi
+  fi
+else
+  skip identify-dialog-reset "xdotool not installed"
+fi
