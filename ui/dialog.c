@@ -25,9 +25,12 @@ gfx_dialog_show_status (gfx_dialog *dlg)
 void
 gfx_dialog_set_message (gfx_dialog *dlg, const char *text)
 {
+  const gboolean gone = dlg->message && !text;
   g_free (dlg->message);
   dlg->message = text ? g_strdup (text) : NULL;
   gfx_dialog_show_status (dlg);
+  if (gone) /* the lines a wrapped message took are given back, not left blank */
+    gfx_ui_shrink_window (dlg->status);
 }
 
 void

@@ -366,7 +366,7 @@ note_slow_render (gpointer data)
   gfx_dialog_describe_backend (r->dlg, backend, sizeof backend);
   g_snprintf (r->dlg->last_render, sizeof r->dlg->last_render, _("%s · computing the preview…"),
               backend);
-  gfx_dialog_show_status (r->dlg);
+  gfx_dialog_set_message (r->dlg, NULL); /* an earlier value's refusal no longer applies */
   return G_SOURCE_REMOVE;
 }
 

@@ -186,6 +186,35 @@ wait $pid
 batch_ok deblur-dialog-long-path-cancelled "$work/wide.log" $? \
   && check_images deblur-dialog-long-path-untouched same "$work/wide.png" "$work/rgba8.png"
 
+# A message that wraps (the preview failing on the GPU backend where none is usable) makes
+# the dialog taller; once it is gone (back to Automatic) the dialog gives the height back
+# instead of keeping a blank band above the status line.
+forget_last_values
+GPUFX_DIALOG_AUTO_CANCEL=25 gimp_batch "$work/tall.log" \
+  "$(scm_run rgba8.png tall.png '(plug-in-gpufx-halftone RUN-INTERACTIVE img drw 0 2 0 0 -1)')" &
+pid=$!
+if wid=$(wait_window "Halftone (error diffusion)"); then
+  sleep 1.5
+  height_of () { xwininfo -id "$wid" | awk '/Height:/ { print $2 }'; }
+  before=$(height_of)
+  send_keys "$wid" alt+b Down Down
+  sleep 2
+  during=$(height_of)
+  send_keys "$wid" alt+b Up Up
+  sleep 2
+  after=$(height_of)
+  if [ -n "$during" ] && [ "$during" -le "$before" ]; then
+    skip halftone-dialog-height-given-back "no message grew the dialog ($before -> $during px: the GPU works here?)"
+  elif [ -n "$after" ] && [ "$after" -le $((before + 4)) ]; then
+    pass "halftone-dialog-height-given-back ($before -> $during -> $after px)"
+  else
+    fail halftone-dialog-height-given-back "$before -> $during -> $after px"
+  fi
+else
+  fail halftone-dialog-height-given-back "no window"
+fi
+wait $pid
+
 # Under a locale with a decimal comma (de_DE), a value typed with a point reaches the
 # filter as typed, and one with a comma too (GTK's numeric spin buttons dropped the point:
 # 2.5 became 25 and 0.725 became 725, clamped to 10).
