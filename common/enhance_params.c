@@ -112,9 +112,11 @@ enhance_check (const void *values, gfx_error *err)
     {
       gfx_enhance_params e;
       gfx_enhance_rule_example (GFX_RULE_4TH, &e);
-      char example[160];
-      gfx_snprintf_c (example, sizeof example, gfx_tr ("; with it, k0 = %g, k1 = %g, k2 = %g and k3 = "
-                      "%g make the 3rd edition's default test"), e.k0, e.k1, e.k2, e.k3);
+      char example[320]; /* a translation may take twice the bytes of the English */
+      gfx_snprintf_c (example, sizeof example, gfx_tr ("; with it, k0 = %g, k1 = %g, k2 = %g "
+                                                       "and k3 = %g make the 3rd edition's "
+                                                       "default test"),
+                      e.k0, e.k1, e.k2, e.k3);
       return bounds_out_of_order (err, "k0", p->k0, "k1", p->k1, GFX_RULE_4TH, example);
     }
   if (p->rule == GFX_RULE_4TH && p->k2 > p->k3)

@@ -147,8 +147,8 @@ parse_block (lexer *lx, int q, char kind, int m2, int n, double *out, gfx_error 
   int first_line = 0;
   for (int i = 0; st == GFX_OK && i < n; i++)
     {
-      snprintf (what, sizeof what, gfx_tr ("a number: coefficient %d of %d of q%d %c, %c(%d,%d)"), i + 1,
-                n, q + 1, kind, kind, i / m2, i % m2);
+      snprintf (what, sizeof what, gfx_tr ("a number: coefficient %d of %d of q%d %c, %c(%d,%d)"),
+                i + 1, n, q + 1, kind, kind, i / m2, i % m2);
       st = expect_number (lx, &out[i], what, err);
       first_line = i == 0 ? lx->tok_line : first_line;
     }
@@ -167,6 +167,7 @@ gfx_iir_parse (const char *text, const char *source, gfx_iir_filter *f, gfx_erro
     text += sizeof bom - 1;
   lexer lx = { .p = text, .start = text, .line = 1, .source = source ? source : "<string>" };
   memset (f, 0, sizeof *f);
+  /* 'gpufx-iir' is GFX_IIR_FILE_MAGIC, written out for xgettext */
   gfx_status st = expect_word (&lx, GFX_IIR_FILE_MAGIC, gfx_tr ("'gpufx-iir' (the first word "
                                                                 "of a filter file)"), err);
   double version = 0;
@@ -197,8 +198,10 @@ gfx_iir_read (const char *path, gfx_iir_filter *f, gfx_error *err)
 {
   struct stat sb; /* opening a fifo would block for ever; a folder reads as an error */
   if (stat (path, &sb) == 0 && !S_ISREG (sb.st_mode))
-    return gfx_fail (err, GFX_ERR_INPUT, "filter file '%s' cannot be read: not a regular file (%s)",
-                     path, S_ISDIR (sb.st_mode) ? gfx_tr ("a folder") : gfx_tr ("a device, fifo or socket"));
+    return gfx_fail (err, GFX_ERR_INPUT,
+                     "filter file '%s' cannot be read: not a regular file (%s)", path,
+                     S_ISDIR (sb.st_mode) ? gfx_tr ("a folder")
+                                          : gfx_tr ("a device, fifo or socket"));
   FILE *fp = fopen (path, "rb");
   if (!fp && errno == ENOENT && !strcmp (path, "-")) /* images take "-", filter files not */
     return gfx_fail (err, GFX_ERR_INPUT, "filter file '-' cannot be read: a filter file is "

@@ -366,8 +366,8 @@ identify_pairs (const pair_set *ps, int m1, int m2, int method, gfx_iir_filter *
       st = checkpoint (progress, 0.15 + 0.05 * q, err);
       if (st == GFX_OK)
         st = gfx_identify_system_build (ps->pairs, ps->n, q, m1, m2,
-                                      method == GFX_IDENTIFY_LAD ? lad_rows (m1, m2) : MAX_ROWS,
-                                      &sys[q], err);
+                                        method == GFX_IDENTIFY_LAD ? lad_rows (m1, m2) : MAX_ROWS,
+                                        &sys[q], err);
       if (st == GFX_OK && progress)
         sys[q].cancel = &progress->cancel;
       if (st == GFX_OK)

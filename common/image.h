@@ -1,8 +1,8 @@
 /* Images of the core: GRAY, GRAYA, RGB or RGBA, 8-bit, 16-bit or 32-bit float, stored
  * interleaved and tightly packed, row-major.  Values are as the caller encodes them: the
  * plug-ins hand over layers in the perceptual (gamma-encoded) space GIMP calls Y' / R'G'B',
- * and a linear layer mask or channel as the coverage it stores.  Alpha, when present, is the last channel and the
- * algorithms pass it through untouched. */
+ * and a linear layer mask or channel as the coverage it stores.  Alpha, when present, is
+ * the last channel and the algorithms pass it through untouched. */
 #ifndef GFX_IMAGE_H
 #define GFX_IMAGE_H
 

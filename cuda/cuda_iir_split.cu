@@ -1,6 +1,7 @@
 /* The split quadrant kernel of gfx_cuda_iir for 3x3 masks (device code in
  * cuda_iir_split.cuh): each 32-row group is run by a recursion warp and 1, 2 or 4 feeder
- * warps (cuda_iir.cu chooses), so that the warp on the wavefront's critical path does only the recursion.
+ * warps (cuda_iir.cu chooses), so that the warp on the wavefront's critical path does only
+ * the recursion.
  *
  * Recursion warp R: lane l owns row r0 + l and at step t computes column c = t - l (the
  * skewed wavefront of cuda_iir.cu).  Per step: the rows above from the lane above by
