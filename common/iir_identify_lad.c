@@ -1,6 +1,7 @@
 /* Least absolute deviations by iteratively reweighted least squares, each step the SVD
  * solve of iir_identify_solve.c, with a final descent polish (see lad_polish). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,13 @@
 /* IRLS for min sum |r|: weights 1 / sqrt(r^2 + eps^2), eps shrinking to a floor, each step
  * the weighted SVD solve.  The ridge rows are scaled by the root of the mean weight so that
  * lambda means about the same as in least squares.  w holds rows weights (scratch). */
+/* The caller has cancelled: stop iterating and keep the last iterate. */
+static bool
+cancelled (const gfx_identify_system *sys)
+{
+  return sys->cancel && atomic_load (sys->cancel);
+}
+
 static int
 irls_iterate (lsq_job *job, double *phi, double *r, double *w, double *next)
 {
@@ -22,7 +30,7 @@ irls_iterate (lsq_job *job, double *phi, double *r, double *w, double *next)
   double obj = identify_sum_abs (r, sys->rows), cond;
   double eps = fmax (obj / (double) sys->rows, floor_r);
   int it = 1;
-  for (; it < IRLS_MAX_ITER && obj > 0.0 && !(sys->cancel && atomic_load (sys->cancel)); it++)
+  for (; it < IRLS_MAX_ITER && obj > 0.0 && !cancelled (sys); it++)
     {
       double mean_w = 0.0;
       for (size_t i = 0; i < sys->rows; i++)
@@ -109,7 +117,7 @@ identify_irls (lsq_job *job, double *phi, double *r, int *iterations, double **w
     }
   *iterations = irls_iterate (job, phi, r, w, next);
   if (job->ridge == 0.0 /* with a ridge the objective is no longer sum |r| alone */
-      && !(job->sys->cancel && atomic_load (job->sys->cancel)))
+      && !cancelled (job->sys))
     lad_polish (job, phi, r, w, next);
   if (weights)
     { /* the final IRLS weights, for the ladder's regularised LAD solves */
