@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pool.h"
+
 #define MIN_COHERENCE 0.8 /* (l1 - l2) / (l1 + l2) of the structure tensor: one direction */
 #define FIT_TOLERANCE 0.05 /* RMS misfit of the blurred-step model / contrast */
 #define ORIENT_BINS 8     /* orientation classes over 180 degrees */
@@ -16,6 +18,8 @@ gfx_fragment_opts_default (gfx_fragment_opts *opt)
   opt->size = 32;
   opt->max_fragments = 24;
   opt->min_contrast = 0.08;
+  opt->checkpoint = NULL;
+  opt->checkpoint_ctx = NULL;
 }
 
 void
@@ -254,22 +258,81 @@ orientation_spread (const gfx_edge_fragment *frags, int n)
   return best;
 }
 
+/* The search state: a candidate is passed over when its orientation class is full or its
+ * window overlaps an accepted fragment.  Both only grow, so a candidate passed over once
+ * stays passed over. */
+typedef struct {
+  const gfx_fragment_opts *opt;
+  gfx_edge_fragment *frags;
+  int n, cap, per_bin[ORIENT_BINS];
+} selection;
+
 static int
+passed_over (const selection *sel, const candidate *c)
+{
+  return sel->per_bin[orientation_bin (c->theta)] >= sel->cap
+         || overlaps (sel->frags, sel->n, c, sel->opt->size);
+}
+
+/* One batch of candidates fitted on all cores; fits are pure functions of the candidate,
+ * so a batch gives what fitting them one by one would. */
+typedef struct {
+  const float *lum, *gx, *gy;
+  int w;
+  const gfx_fragment_opts *opt;
+  const candidate *const *batch;
+  int n;
+  gfx_edge_fragment *fits;
+  unsigned char *ok;
+  profile *scratch; /* one per worker */
+  atomic_int next;
+} fit_batch;
+
+static void
+fit_worker (void *ctx, int worker, int n_workers)
+{
+  (void) n_workers;
+  fit_batch *b = ctx;
+  for (int k; (k = atomic_fetch_add (&b->next, 1)) < b->n;)
+    b->ok[k] = (unsigned char) estimate_edge (b->lum, b->gx, b->gy, b->w, b->batch[k], b->opt,
+                                              &b->scratch[worker], &b->fits[k]);
+}
+
+/* Candidates are taken best first, as if one by one: each that is not passed over and
+ * whose edge fits becomes a fragment.  They are fitted ahead in batches of BATCH_PER_WORKER
+ * per worker (a fit costs about half a millisecond, and a textured picture may have a
+ * hundred thousand candidates that all fail); between batches the caller's checkpoint
+ * may stop the search. */
+#define BATCH_PER_WORKER 16
+static gfx_status
 select_fragments (const float *lum, const float *gx, const float *gy, int w,
                   const candidate *cand, int n_cand, const gfx_fragment_opts *opt,
-                  profile *pr, gfx_edge_fragment *frags)
+                  profile *scratch, int workers, selection *sel, gfx_error *err)
 {
-  int per_bin[ORIENT_BINS] = { 0 }, cap = opt->max_fragments / 4 > 2 ? opt->max_fragments / 4 : 2;
-  int n = 0;
-  for (int k = 0; k < n_cand && n < opt->max_fragments; k++)
+  int most = BATCH_PER_WORKER * workers;
+  const candidate **batch = malloc (sizeof *batch * (size_t) most);
+  gfx_edge_fragment *fits = malloc (sizeof *fits * (size_t) most);
+  unsigned char *ok = malloc ((size_t) most);
+  gfx_status st = GFX_OK;
+  if (!batch || !fits || !ok)
+    st = gfx_fail (err, GFX_ERR_NOMEM, "out of memory while searching for edge fragments");
+  for (int k = 0; st == GFX_OK && k < n_cand && sel->n < opt->max_fragments;)
     {
-      int bin = orientation_bin (cand[k].theta);
-      if (per_bin[bin] >= cap || overlaps (frags, n, &cand[k], opt->size))
-        continue;
-      if (estimate_edge (lum, gx, gy, w, &cand[k], opt, pr, &frags[n]))
-        per_bin[bin]++, n++;
+      if (opt->checkpoint)
+        st = opt->checkpoint (opt->checkpoint_ctx, (double) k / n_cand, err);
+      fit_batch b = { lum, gx, gy, w, opt, batch, 0, fits, ok, scratch, 0 };
+      for (; st == GFX_OK && k < n_cand && b.n < most; k++)
+        if (!passed_over (sel, &cand[k]))
+          batch[b.n++] = &cand[k];
+      if (st != GFX_OK || !b.n)
+        break;
+      gfx_parallel_run (b.n < workers ? b.n : workers, fit_worker, &b);
+      for (int i = 0; i < b.n && sel->n < opt->max_fragments; i++)
+        if (ok[i] && !passed_over (sel, batch[i]))
+          sel->per_bin[orientation_bin (batch[i]->theta)]++, sel->frags[sel->n++] = fits[i];
     }
-  return n;
+  free (batch), free (fits), free (ok);
+  return st;
 }
 
 gfx_status
@@ -288,24 +351,33 @@ gfx_fragments_find (const float *lum, int width, int height, const gfx_fragment_
                      "fragment", width, height, opt->size, opt->size);
   size_t n = (size_t) width * (size_t) height;
   float *gx = malloc (n * sizeof (float)), *gy = malloc (n * sizeof (float));
-  profile pr = { profile_bins (opt->size), NULL, NULL, NULL, NULL };
-  double *bins = malloc (sizeof (double) * 5 * (size_t) pr.n); /* 4 sums + phi scratch */
-  if (bins)
-    pr.count = bins, pr.sum_t = bins + pr.n, pr.sum_v = bins + 2 * pr.n,
-    pr.sum_vv = bins + 3 * pr.n;
   int n_cand = 0;
   candidate *cand = NULL;
-  if (gx && gy && bins)
+  if (gx && gy)
     {
       sobel (lum, width, height, gx, gy);
       cand = find_candidates (gx, gy, width, height, opt->size, &n_cand);
     }
+  int workers = gfx_threads_for (n_cand, 8, false), bins = profile_bins (opt->size);
+  profile *scratch = malloc (sizeof (profile) * (size_t) workers);
+  double *sums = malloc (sizeof (double) * 5 * (size_t) bins * (size_t) workers);
   gfx_status st = GFX_OK;
-  if (!cand)
+  if (!cand || !scratch || !sums)
     st = gfx_fail (err, GFX_ERR_NOMEM, "out of memory while searching for edge fragments");
   else
-    *n_frags = select_fragments (lum, gx, gy, width, cand, n_cand, opt, &pr, frags);
-  free (gx), free (gy), free (bins), free (cand);
+    {
+      for (int k = 0; k < workers; k++) /* 4 sums + the phi scratch */
+        {
+          double *at = sums + (size_t) k * 5 * (size_t) bins;
+          scratch[k] = (profile) { bins, at, at + bins, at + 2 * bins, at + 3 * bins };
+        }
+      selection sel = { .opt = opt, .frags = frags,
+                        .cap = opt->max_fragments / 4 > 2 ? opt->max_fragments / 4 : 2 };
+      st = select_fragments (lum, gx, gy, width, cand, n_cand, opt, scratch, workers, &sel,
+                             err);
+      *n_frags = sel.n;
+    }
+  free (gx), free (gy), free (cand), free (scratch), free (sums);
   if (st == GFX_OK && *n_frags < MIN_FRAGMENTS)
     st = *n_frags == 1
            ? gfx_fail (err, GFX_ERR_INPUT, "found only one straight edge between flat areas (at "

@@ -29,9 +29,13 @@ typedef struct {
                           GFX_FRAG_MAX_SIZE (windows are searched on a size / 4 grid) */
   int max_fragments;   /* 1..GFX_FRAG_MAX */
   double min_contrast; /* |level1 - level0| at least this (0..1) */
+  /* Called between batches of candidates from the caller's thread with the share searched
+   * (0..1); a status other than GFX_OK (err set) stops the search with it.  May be NULL. */
+  gfx_status (*checkpoint) (void *ctx, double searched, gfx_error *err);
+  void *checkpoint_ctx;
 } gfx_fragment_opts;
 
-/* size 32, 24 fragments, contrast 0.08. */
+/* size 32, 24 fragments, contrast 0.08, no checkpoint. */
 void gfx_fragment_opts_default (gfx_fragment_opts *opt);
 
 /* The plane the fragments are found on: mean of the colour channels (alpha ignored). */

@@ -109,12 +109,22 @@ reference_pairs (const float *lb, const float *ls, int w, int h, pair_set *ps,
   return st;
 }
 
+static gfx_status checkpoint (gfx_progress *progress, double fraction, gfx_error *err);
+
+/* The edge search takes the identification's progress from 2 % to 15 %. */
+static gfx_status
+search_checkpoint (void *progress, double searched, gfx_error *err)
+{
+  return checkpoint (progress, 0.02 + 0.13 * searched, err);
+}
+
 static gfx_status
 automatic_pairs (const float *lb, int w, int h, pair_set *ps, gfx_identify_report *rep,
-                 gfx_error *err)
+                 gfx_progress *progress, gfx_error *err)
 {
   gfx_fragment_opts opt;
   gfx_fragment_opts_default (&opt);
+  opt.checkpoint = search_checkpoint, opt.checkpoint_ctx = progress;
   gfx_status st = gfx_fragments_find (lb, w, h, &opt, rep->fragments, &rep->n_fragments, err);
   if (st == GFX_OK)
     st = pairs_alloc (ps, rep->n_fragments, opt.size, err);
@@ -467,7 +477,7 @@ gfx_iir_identify (const gfx_image *blurred, const gfx_image *sharp, int m1, int 
         st = checkpoint (progress, 0.02, err);
       if (st == GFX_OK)
         st = sharp ? reference_pairs (lb, ls, w, h, &ps, rep, err)
-                   : automatic_pairs (lb, w, h, &ps, rep, err);
+                   : automatic_pairs (lb, w, h, &ps, rep, progress, err);
     }
   rep->n_fragments = ps.n;
   if (st == GFX_OK)

@@ -163,6 +163,26 @@ progress_and_cancel (const gfx_image *blurred, const gfx_image *sharp, const cha
     }
 }
 
+/* Automatic identification on a texture of coherent stripes searches many candidates in
+ * vain (seconds on a large picture): a cancel during that search stops it. */
+static void
+cancel_during_edge_search (void)
+{
+  static float waves[W * H];
+  for (int i = 0; i < H; i++)
+    for (int j = 0; j < W; j++)
+      waves[i * W + j] = (float) (0.5 + 0.4 * sin ((0.8 * j + 0.3 * i) / 3.0));
+  gfx_image img = { .width = W, .height = H, .channels = 1, .depth = GFX_F32, .pixels = waves };
+  cancel_at c = { .at = 0.04 };
+  gfx_progress_init (&c.pr, cancel_report, &c);
+  gfx_iir_filter f;
+  gfx_error err = { 0 };
+  gfx_status st = gfx_iir_identify (&img, NULL, 3, 3, GFX_IDENTIFY_LS, &f, NULL, &c.pr, &err);
+  CHECK (st == GFX_ERR_CANCELLED && c.last >= 0.04 && c.last < 0.15,
+         "identify_cancelled_during_edge_search (status %d, %s, stopped at %.2f)", (int) st,
+         err.msg, c.last);
+}
+
 int
 main (void)
 {
@@ -181,6 +201,7 @@ main (void)
   run_mode (&blurred, NULL, GFX_IDENTIFY_LAD, "auto_lad");
   progress_and_cancel (&blurred, &sharp, "reference");
   progress_and_cancel (&blurred, NULL, "auto");
+  cancel_during_edge_search ();
 
   gfx_iir_filter f;
   memset (&f, 0, sizeof f);

@@ -136,6 +136,83 @@ test_failures (void)
   CHECK (st == GFX_ERR_PARAM, "fragment_size_must_be_multiple_of_4 (%s)", err.msg);
 }
 
+/* The candidates are fitted in parallel batches: any number of threads finds the same
+ * fragments in the same order. */
+static void
+test_threads (void)
+{
+  static float sharp[W * H], blurred[W * H];
+  draw_sharp (sharp, 0.3);
+  gaussian_blur (sharp, blurred, 1.5);
+  gfx_fragment_opts opt;
+  gfx_fragment_opts_default (&opt);
+  gfx_edge_fragment one[GFX_FRAG_MAX], many[GFX_FRAG_MAX];
+  int n_one = 0, n_many = 0;
+  gfx_error err = { 0 };
+  setenv ("GPUFX_THREADS", "1", 1);
+  gfx_fragments_find (blurred, W, H, &opt, one, &n_one, &err);
+  const char *threads[] = { "2", "3", "8" };
+  for (int t = 0; t < 3; t++)
+    {
+      setenv ("GPUFX_THREADS", threads[t], 1);
+      memset (many, 0, sizeof many);
+      gfx_fragments_find (blurred, W, H, &opt, many, &n_many, &err);
+      int same = n_one >= 4 && n_many == n_one;
+      for (int k = 0; same && k < n_one; k++) /* field by field: the padding is not set */
+        same = one[k].x0 == many[k].x0 && one[k].y0 == many[k].y0 && one[k].size == many[k].size
+               && one[k].angle == many[k].angle && one[k].offset == many[k].offset
+               && one[k].level0 == many[k].level0 && one[k].level1 == many[k].level1
+               && one[k].width == many[k].width && one[k].score == many[k].score;
+      CHECK (same,
+             "same_fragments_on_%s_threads (%d vs %d on 1)", threads[t], n_many, n_one);
+    }
+  unsetenv ("GPUFX_THREADS");
+}
+
+/* Counts the checkpoints and stops the search at the `stop_at`-th. */
+typedef struct {
+  int calls, stop_at, backwards;
+  double last;
+} search_watch;
+
+static gfx_status
+watch_search (void *ctx, double searched, gfx_error *err)
+{
+  search_watch *w = ctx;
+  w->backwards += searched < w->last || searched < 0 || searched >= 1;
+  w->last = searched;
+  if (++w->calls == w->stop_at)
+    return gfx_fail (err, GFX_ERR_CANCELLED, "stopped by the checkpoint");
+  return GFX_OK;
+}
+
+/* A texture of coherent stripes has many candidates whose fits all fail (seconds of work
+ * on a large picture): the search reports how far it is and stops when told to. */
+static void
+test_checkpoint (void)
+{
+  static float waves[W * H];
+  for (int i = 0; i < H; i++)
+    for (int j = 0; j < W; j++)
+      waves[i * W + j] = (float) (0.5 + 0.4 * sin ((0.8 * j + 0.3 * i) / 3.0));
+  gfx_fragment_opts opt;
+  gfx_fragment_opts_default (&opt);
+  gfx_edge_fragment frags[GFX_FRAG_MAX];
+  int n = 0;
+  gfx_error err = { 0 };
+  search_watch all = { .stop_at = -1 }, stop = { .stop_at = 3 };
+  opt.checkpoint = watch_search, opt.checkpoint_ctx = &all;
+  gfx_status st = gfx_fragments_find (waves, W, H, &opt, frags, &n, &err);
+  CHECK (st == GFX_ERR_INPUT && all.calls >= 3 && !all.backwards,
+         "search_reports_progress (%d checkpoints, last %.2f, %d out of order: %s)", all.calls,
+         all.last, all.backwards, err.msg);
+  opt.checkpoint_ctx = &stop;
+  st = gfx_fragments_find (waves, W, H, &opt, frags, &n, &err);
+  CHECK (st == GFX_ERR_CANCELLED && stop.calls == 3 && strstr (err.msg, "checkpoint"),
+         "search_stops_at_the_checkpoint (status %d after %d checkpoints: %s)", (int) st,
+         stop.calls, err.msg);
+}
+
 static void
 test_overlay (void)
 {
@@ -174,6 +251,8 @@ main (void)
   test_polygons (0.75, 1.0);
   test_polygons (0.1, 2.2);
   test_failures ();
+  test_threads ();
+  test_checkpoint ();
   test_overlay ();
   return check_exit_status ();
 }
