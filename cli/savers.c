@@ -10,6 +10,7 @@
 typedef struct {
   const char *ext, *op, *format;
   bool alpha; /* holds an alpha channel */
+  bool lossy; /* compresses with loss (GEGL's JPEG and WebP savers have no lossless mode) */
   int bits;   /* most bits a sample (32: float); 0: RGBE, 8-bit mantissas sharing an exponent */
 } saver_kind;
 
@@ -17,18 +18,18 @@ typedef struct {
  * stderr); an explicit table refuses them instead.  What each holds was read back from
  * what GEGL 0.4 writes (tests/py/test_cli_output_losses.py checks it still is). */
 static const saver_kind SAVERS[] = {
-  { ".png", "gegl:png-save", "PNG", true, 16 },
-  { ".jpg", "gegl:jpg-save", "JPEG", false, 8 },
-  { ".jpeg", "gegl:jpg-save", "JPEG", false, 8 },
-  { ".tif", "gegl:tiff-save", "TIFF", true, 32 },
-  { ".tiff", "gegl:tiff-save", "TIFF", true, 32 },
-  { ".ppm", "gegl:ppm-save", "PNM", false, 16 },
-  { ".pgm", "gegl:ppm-save", "PNM", false, 16 },
-  { ".pnm", "gegl:ppm-save", "PNM", false, 16 },
-  { ".webp", "gegl:webp-save", "WebP", true, 8 },
-  { ".exr", "gegl:exr-save", "OpenEXR", true, 32 },
-  { ".hdr", "gegl:rgbe-save", "Radiance HDR", false, 0 },
-  { ".npy", "gegl:npy-save", "NumPy", false, 32 },
+  { ".png", "gegl:png-save", "PNG", true, false, 16 },
+  { ".jpg", "gegl:jpg-save", "JPEG", false, true, 8 },
+  { ".jpeg", "gegl:jpg-save", "JPEG", false, true, 8 },
+  { ".tif", "gegl:tiff-save", "TIFF", true, false, 32 },
+  { ".tiff", "gegl:tiff-save", "TIFF", true, false, 32 },
+  { ".ppm", "gegl:ppm-save", "PNM", false, false, 16 },
+  { ".pgm", "gegl:ppm-save", "PNM", false, false, 16 },
+  { ".pnm", "gegl:ppm-save", "PNM", false, false, 16 },
+  { ".webp", "gegl:webp-save", "WebP", true, true, 8 },
+  { ".exr", "gegl:exr-save", "OpenEXR", true, false, 32 },
+  { ".hdr", "gegl:rgbe-save", "Radiance HDR", false, false, 0 },
+  { ".npy", "gegl:npy-save", "NumPy", false, false, 32 },
 };
 
 const char *
@@ -74,6 +75,30 @@ cli_saver_for_output (const char *path)
   return s ? s->op : NULL;
 }
 
+#define FEW_LEVELS 16
+
+/* How many distinct values the colour samples of img take, up to FEW_LEVELS + 1: a result
+ * of a few levels (a halftone's) is what lossy compression spoils most visibly. */
+static int
+distinct_levels (const gfx_image *img)
+{
+  const int most = FEW_LEVELS;
+  float seen[FEW_LEVELS + 1];
+  int n = 0, nc = gfx_image_color_channels (img);
+  size_t pixels = (size_t) img->width * (size_t) img->height;
+  for (size_t p = 0; p < pixels && n <= most; p++)
+    for (int c = 0; c < nc && n <= most; c++)
+      {
+        float v = gfx_sample_get (img, p * (size_t) img->channels + (size_t) c);
+        int k = 0;
+        while (k < n && seen[k] != v)
+          k++;
+        if (k == n)
+          seen[n++] = v;
+      }
+  return n;
+}
+
 void
 cli_output_losses (const char *path, const gfx_image *img, char *note, size_t len)
 {
@@ -85,23 +110,35 @@ cli_output_losses (const char *path, const gfx_image *img, char *note, size_t le
     return;
   const bool alpha = !s->alpha && !gfx_image_opaque (img);
   const bool bits = s->bits == 0 || !gfx_image_fits_bits (img, s->bits, s->alpha);
-  if (!alpha && !bits)
+  const int levels = s->lossy ? distinct_levels (img) : FEW_LEVELS + 1;
+  size_t used = 0;
+  if (alpha || bits)
+    {
+      char holds[96], rounded[64];
+      if (s->bits)
+        {
+          snprintf (holds, sizeof holds, "at most %d bits a sample", s->bits);
+          snprintf (rounded, sizeof rounded, "the %s samples are rounded to %d bits",
+                    depth_name[img->depth], s->bits);
+        }
+      else
+        {
+          snprintf (holds, sizeof holds, "RGBE (8-bit mantissas sharing an exponent)");
+          snprintf (rounded, sizeof rounded, "the samples are rounded to RGBE");
+        }
+      snprintf (note, len, "%s: %s holds %s%s%s, so %s%s%s (.tif keeps %s)",
+                cli_stream_name (path), s->format, alpha ? "no alpha channel" : "",
+                alpha && bits ? " and " : "", bits ? holds : "",
+                alpha ? "the alpha channel is left out" : "", alpha && bits ? " and " : "",
+                bits ? rounded : "", alpha && bits ? "both" : alpha ? "it" : "them");
+      used = strlen (note);
+    }
+  if (levels < 2 || levels > FEW_LEVELS || used >= len) /* one level: a flat picture stays */
     return;
-  char holds[96], rounded[64];
-  if (s->bits)
-    {
-      snprintf (holds, sizeof holds, "at most %d bits a sample", s->bits);
-      snprintf (rounded, sizeof rounded, "the %s samples are rounded to %d bits",
-                depth_name[img->depth], s->bits);
-    }
+  if (used)
+    snprintf (note + used, len - used, "; %s also compresses with loss, so the result's %d "
+              "levels do not stay exact", s->format, levels);
   else
-    {
-      snprintf (holds, sizeof holds, "RGBE (8-bit mantissas sharing an exponent)");
-      snprintf (rounded, sizeof rounded, "the samples are rounded to RGBE");
-    }
-  snprintf (note, len, "%s: %s holds %s%s%s, so %s%s%s (.tif keeps %s)",
-            cli_stream_name (path), s->format, alpha ? "no alpha channel" : "",
-            alpha && bits ? " and " : "", bits ? holds : "",
-            alpha ? "the alpha channel is left out" : "", alpha && bits ? " and " : "",
-            bits ? rounded : "", alpha && bits ? "both" : alpha ? "it" : "them");
+    snprintf (note, len, "%s: %s compresses with loss, so the result's %d levels do not stay "
+              "exact (.png keeps them)", cli_stream_name (path), s->format, levels);
 }

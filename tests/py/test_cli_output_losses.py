@@ -7,8 +7,10 @@ The truth here is read back from the files GEGL wrote, not taken from gpufx's ow
 - alpha is lost where the result's alpha is not all opaque and the file has no alpha;
 - samples are rounded where the file stores integers of b bits (its dtype) and the
   result's colour samples (read from a TIFF, which keeps everything) are not all on those
-  b-bit levels; Radiance HDR's shared exponents always round.
-JPEG's compression changes samples beyond rounding; the note speaks of rounding only."""
+  b-bit levels; Radiance HDR's shared exponents always round;
+- a result of 2 to 16 levels (a halftone's) is spoiled where the file holds integer
+  samples that are off every one of those levels by more than half an 8-bit step (JPEG's and WebP's
+  lossy compression); the note then says so, and says nothing of a photograph's loss."""
 import os
 import subprocess
 
@@ -22,6 +24,7 @@ T.require_cli("output losses")
 FORMATS = ["png", "jpg", "tif", "ppm", "webp", "exr", "hdr", "npy"]
 ALPHA_NOTE = "the alpha channel is left out"
 BITS_NOTE = "rounded"
+LOSSY_NOTE = "compresses with loss"
 
 
 def read_back(path):
@@ -63,6 +66,15 @@ def on_levels(values, bits):
     return bool(np.all(np.abs(level - np.round(level)) <= 1e-3))
 
 
+def levels_spoiled(ref_colour, back_colour):
+    """The result has a few levels and the file holds samples off all of them."""
+    levels = np.unique(ref_colour)
+    if not 2 <= len(levels) <= 16:
+        return False
+    off = np.min(np.abs(back_colour.reshape(-1, 1) - levels.reshape(1, -1)), axis=1)
+    return bool(np.any(off > 0.5 / 255 + 1e-6))
+
+
 def cases(d):
     """(name, input file, gpufx arguments after IN OUT)."""
     rng = np.random.default_rng(11)
@@ -91,7 +103,7 @@ def cases(d):
 
 def main():
     with T.tmpdir() as d:
-        said = {"alpha": 0, "bits": 0}
+        said = {"alpha": 0, "bits": 0, "lossy": 0}
         for name, src, args in cases(d):
             cmd, rest = args[0], args[1:]
             ref_path = os.path.join(d, "ref.tif")
@@ -112,6 +124,10 @@ def main():
                 bits = bits_of(img, out)
                 rounded = not on_levels(unit(colour(ref, ref_alpha)), bits) or (
                     has_alpha and bits < 32 and not on_levels(unit(ref)[..., -1], bits))
+                # Float files (OpenEXR, Radiance HDR, NumPy) hold linear light: their
+                # samples are not the result's levels even where nothing is lost.
+                spoiled = bits in (8, 16) and levels_spoiled(unit(colour(ref, ref_alpha)),
+                                                             unit(colour(img, has_alpha)))
                 notes = [line for line in r.stderr.splitlines() if "note:" in line]
                 T.check(len(notes) <= 1 and all(f"out.{ext}" in n for n in notes),
                         f"{name} -> .{ext}: at most one note, naming the file", r.stderr)
@@ -122,14 +138,18 @@ def main():
                 T.check((BITS_NOTE in r.stderr) == rounded,
                         f"{name} -> .{ext}: rounding note {'given' if rounded else 'not given'}",
                         f"file stores {bits or 'RGBE'} bits: {r.stderr.strip()}")
+                T.check((LOSSY_NOTE in r.stderr) == spoiled,
+                        f"{name} -> .{ext}: lossy-compression note "
+                        f"{'given' if spoiled else 'not given'}", r.stderr.strip())
                 said["alpha"] += alpha_lost
                 said["bits"] += rounded
+                said["lossy"] += spoiled
                 q = T.run_cli(cmd, src, out, *rest, "--backend", "cpu", "--quiet")
                 T.check(q.returncode == 0 and q.stderr == "", f"{name} -> .{ext}: --quiet "
                         "says nothing", q.stderr)
         # The truth above must have had both answers for both kinds of loss.
-        T.check(said["alpha"] >= 3 and said["bits"] >= 5, "the cases lose alpha and bits "
-                "somewhere", str(said))
+        T.check(said["alpha"] >= 3 and said["bits"] >= 5 and said["lossy"] >= 4,
+                "the cases lose alpha, bits and levels somewhere", str(said))
         rgba = os.path.join(d, "rgba16.png")
         r = T.run_cli("enhance", rgba, os.path.join(d, "o.tif"), "--compare",
                       os.path.join(d, "c.jpg"), "--backend", "cpu")
