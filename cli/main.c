@@ -55,6 +55,7 @@ usage (FILE *out)
   for (int i = 0; i < N_COMMANDS; i++)
     if (COMMANDS[i].name)
       fprintf (out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+  fprintf (out, "  %-10s help COMMAND: the same as gpufx COMMAND --help\n", "help");
   fprintf (out, "  %-10s version, GPU, CPU threads, GEGL and babl\n", "--version");
   fprintf (out, "\nGPUFX_BACKEND=auto|cpu|gpu sets the default backend; GPUFX_THREADS the "
                 "number of CPU threads.\n");
@@ -107,7 +108,7 @@ dispatch (int argc, char **argv)
       for (int i = 0; i < N_COMMANDS; i++)
         if (COMMANDS[i].name)
           printf ("%s\n", COMMANDS[i].name);
-      printf ("--help\n--version\n");
+      printf ("help\n--help\n--version\n");
       return CLI_OK;
     }
   for (int i = 0; i < N_FILTERS; i++)

@@ -30,7 +30,7 @@ def help_text(*cmd):
 
 commands = re.findall(r"^  (\w+) ", help_text().split("Commands:")[1], re.M)
 got, err = complete("gpufx", "")
-T.check(set(commands) <= set(got) and "--version" in got and not err,
+T.check(set(commands) <= set(got) and "help" in commands and "--version" in got and not err,
         "the first word: every command gpufx --help lists", f"{got} for {commands}; {err}")
 T.check(complete("gpufx", "sta")[0] == ["stability"], "a command's prefix completes it",
         str(complete("gpufx", "sta")))
