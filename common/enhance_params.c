@@ -110,7 +110,10 @@ enhance_check (const void *values, gfx_error *err)
     return bounds_out_of_order (err, "k1", p->k1, "k2", p->k2, GFX_RULE_3RD, "");
   if (p->rule == GFX_RULE_4TH && p->k0 > p->k1)
     {
-      gfx_enhance_params e;
+      gfx_enhance_params e, third;
+      gfx_enhance_rule_example (GFX_RULE_3RD, &third);
+      if (p->k0 != third.k0 || p->k1 != third.k1) /* not the 3rd edition's k kept */
+        return bounds_out_of_order (err, "k0", p->k0, "k1", p->k1, GFX_RULE_4TH, "");
       gfx_enhance_rule_example (GFX_RULE_4TH, &e);
       char example[320]; /* a translation may take twice the bytes of the English */
       gfx_snprintf_c (example, sizeof example, gfx_tr ("; with it, k0 = %g, k1 = %g, k2 = %g "

@@ -638,6 +638,11 @@ test_fourth_rule_hint (void)
          "those values make the 3rd edition's default test (%zu pixels enhanced)", enhanced);
   gfx_image_free (&in), gfx_image_free (&a), gfx_image_free (&am), gfx_image_free (&b),
     gfx_image_free (&bm);
+  /* Bounds of the user's own in the wrong order: refused, without the 3rd edition's hint. */
+  fourth.k0 = 0.5, fourth.k1 = 0.4;
+  CHECK (gfx_params_validate (&gfx_enhance_param_set, &fourth, &err) == GFX_ERR_PARAM
+           && strstr (err.msg, "k0 = 0.5 and k1 = 0.4") && !strstr (err.msg, "3rd edition"),
+         "4th rule with k0 > k1 of the user's own: refused with no hint (%s)", err.msg);
 }
 
 /* Switching the rule keeps the test (the dialog's rule switch): 3rd k0, k1, k2 = 4th 0,
