@@ -275,8 +275,9 @@ mask_layer_place (gint32 drawable, gint32 *parent, gint *position)
   *position = gimp_image_get_item_position (gimp_item_get_image (layer), layer);
 }
 
-/* Makes drawable the active one again: inserting a layer activates it, and Filters >
- * Repeat (Ctrl+F) or the next filter would then work on the mask layer. */
+/* Makes drawable (the one active before the mask layer came) the active one again:
+ * inserting a layer activates it, and Filters > Repeat (Ctrl+F) or the next filter would
+ * then work on the mask layer. */
 static void
 keep_active (gint32 drawable)
 {
@@ -299,7 +300,7 @@ gfx_ui_mask_layer_insert (gint32 drawable, gint32 layer, const gfx_ui_rect *rect
 {
   gint off_x = 0, off_y = 0;
   gimp_drawable_offsets (drawable, &off_x, &off_y);
-  gint32 parent;
+  gint32 parent, active = gimp_image_get_active_drawable (gimp_item_get_image (drawable));
   gint position;
   mask_layer_place (drawable, &parent, &position);
   if (!gimp_image_insert_layer (gimp_item_get_image (drawable), layer, parent, position))
@@ -318,7 +319,7 @@ gfx_ui_mask_layer_insert (gint32 drawable, gint32 layer, const gfx_ui_rect *rect
   gegl_buffer_flush (buffer);
   g_object_unref (buffer);
   gimp_drawable_update (layer, 0, 0, rect->width, rect->height);
-  keep_active (drawable);
+  keep_active (active != -1 ? active : drawable); /* a script may filter another layer */
   return GFX_OK;
 }
 

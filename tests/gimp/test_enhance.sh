@@ -120,7 +120,8 @@ fi
 # --- where the mask layer goes: in the drawable's own image, directly above it ------------
 # A group holds l2 over l1, a layer "top" over the group is active.  l1 is run with another
 # image as the `image` argument, then l2's layer mask, then a channel (with l1 active: its
-# mask layer goes to the top of the image, not into l1's group).
+# mask layer goes to the top of the image, not into l1's group).  A script that filters a
+# layer other than the active one keeps its active layer.
 # above IMG ITEM says the name of the item directly above ITEM in its group ("none" at the
 # top) and renames it, so that the next mask layer is told apart.
 place_scm="(define (above img item)
@@ -153,9 +154,13 @@ place_scm="(define (above img item)
   (plug-in-gpufx-local-enhance RUN-NONINTERACTIVE b l1 4.0 1.0 0.02 0.8 0.0 0 3 0 1 1)
   (gimp-message (string-append \"place-other-image=\" (above a l1) \" b-layers=\"
                                (number->string (car (gimp-image-get-layers b)))))
+  (gimp-message (string-append \"active-after-other-layer=\"
+                               (car (gimp-item-get-name (car (gimp-image-get-active-drawable a))))))
   (gimp-image-set-active-layer a top)
   (plug-in-gpufx-local-enhance RUN-NONINTERACTIVE a (car (gimp-layer-get-mask l2)) 4.0 1.0 0.02 0.8 0.0 0 3 0 1 1)
   (gimp-message (string-append \"place-layer-mask=\" (above a l2)))
+  (gimp-message (string-append \"active-after-layer-mask=\"
+                               (car (gimp-item-get-name (car (gimp-image-get-active-drawable a))))))
   (gimp-image-set-active-layer a l1)
   (let ((before (car (gimp-image-get-layers a))))
     (plug-in-gpufx-local-enhance RUN-NONINTERACTIVE a ch 4.0 1.0 0.02 0.8 0.0 0 3 0 1 1)
@@ -168,7 +173,8 @@ place_scm="(define (above img item)
 gimp_batch "$work/place.log" "$place_scm"
 if batch_ok enhance-mask-place-batch "$work/place.log" $?; then
   for want in "place-other-image=Local enhance mask b-layers=1" "place-layer-mask=Local enhance mask" \
-              "place-channel=Local enhance mask top-level-added=1"; do
+              "place-channel=Local enhance mask top-level-added=1" \
+              "active-after-other-layer=top" "active-after-layer-mask=top"; do
     name=enhance-mask-${want%%=*}
     grep -qF "$want" "$work/place.log" && pass "$name" \
       || fail "$name" "$(grep -o "${want%%=*}=.*" "$work/place.log"), want $want"
