@@ -113,7 +113,8 @@ identify_target (const identify_ui *ui, const char *named)
   gchar *dot = strrchr (base, '.'), *again = NULL;
   if (dot && dot != base)
     *dot = '\0';
-  if ((again = g_strrstr (base, "-identified")) && again != base) /* not NAME-identified-identified */
+  /* not NAME-identified-identified */
+  if ((again = g_strrstr (base, "-identified")) && again != base)
     *again = '\0';
   gchar *name = g_strconcat (base, "-identified", NULL);
   gchar *stem = g_build_filename (dir, name, NULL), *path = free_name (stem);
@@ -175,11 +176,11 @@ on_identify (GtkWidget *button, identify_ui *ui)
   gfx_ui_rect rect;
   gfx_status st = gfx_ui_drawable_region (drawable, &rect, &err);
   if (st == GFX_OK && job.use_sharp && sharp <= 0)
-    st = gfx_fail (&err, GFX_ERR_PARAM, _("Choose a sharp reference layer, or automatic edges"));
+    st = gfx_fail (&err, GFX_ERR_PARAM, "Choose a sharp reference layer, or automatic edges");
   else if (st == GFX_OK && job.use_sharp && sharp == drawable)
-    st = gfx_fail (&err, GFX_ERR_PARAM, _("The sharp reference is the layer being deblurred: "
-                                          "add a sharp copy of it as another layer, or use "
-                                          "automatic edges"));
+    st = gfx_fail (&err, GFX_ERR_PARAM, "The sharp reference is the layer being deblurred: "
+                                        "add a sharp copy of it as another layer, or use "
+                                        "automatic edges");
   if (st == GFX_OK)
     st = gfx_ui_drawable_read (drawable, &rect, &job.blurred, &err);
   if (st == GFX_OK && job.use_sharp && !gfx_ui_drawable_format (sharp, NULL, NULL, NULL, &err))
@@ -188,8 +189,8 @@ on_identify (GtkWidget *button, identify_ui *ui)
     st = gimp_drawable_width (sharp) == gimp_drawable_width (drawable)
              && gimp_drawable_height (sharp) == gimp_drawable_height (drawable)
            ? gfx_ui_drawable_read (sharp, &rect, &job.sharp, &err)
-           : gfx_fail (&err, GFX_ERR_INPUT, _("The sharp reference must have the size of the "
-                                              "blurred layer"));
+           : gfx_fail (&err, GFX_ERR_INPUT, "The sharp reference must have the size of the "
+                                            "blurred layer");
   if (st == GFX_OK)
     st = gfx_dialog_run_job (ui->dlg, identify_job_run, &job, &err);
   if (st == GFX_OK)

@@ -334,8 +334,8 @@ gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 drawable, void *va
   gfx_backend_warm_up (proc->filter->params, values); /* the GPU starts while GTK does */
   if (!display_opens (proc->proc_name))
     {
-      gfx_fail (err, GFX_ERR_INPUT, "%s", _("The dialog cannot open a display (is DISPLAY "
-                "set?): in batch mode, call the procedure with RUN-NONINTERACTIVE."));
+      gfx_fail (err, GFX_ERR_INPUT, "The dialog cannot open a display (is DISPLAY set?): in "
+                                    "batch mode, call the procedure with RUN-NONINTERACTIVE.");
       return GIMP_PDB_EXECUTION_ERROR;
     }
   gimp_ui_init (proc->proc_name, TRUE);

@@ -15,20 +15,20 @@ refuse_unusable (gint32 drawable, gfx_error *err)
 {
   if (drawable < 1) /* a script's -1 or 0 never named one */
     {
-      gfx_fail (err, GFX_ERR_PARAM, _("drawable %d: no layer, layer mask or channel has "
-                                      "this number"), (int) drawable);
+      gfx_fail (err, GFX_ERR_PARAM, "drawable %d: no layer, layer mask or channel has "
+                                    "this number", (int) drawable);
       return TRUE;
     }
   if (!gimp_item_is_valid (drawable))
     {
-      gfx_fail (err, GFX_ERR_INPUT, "%s", _("The layer is gone (its image was closed, or the "
-                "layer deleted): nothing was changed."));
+      gfx_fail (err, GFX_ERR_INPUT, "The layer is gone (its image was closed, or the "
+                                    "layer deleted): nothing was changed.");
       return TRUE;
     }
   if (!gimp_drawable_is_indexed (drawable))
     return FALSE;
-  gfx_fail (err, GFX_ERR_INPUT, "%s", _("Indexed images are not supported: convert the image "
-            "to RGB or Grayscale first (Image > Mode)."));
+  gfx_fail (err, GFX_ERR_INPUT, "Indexed images are not supported: convert the image "
+                                "to RGB or Grayscale first (Image > Mode).");
   return TRUE;
 }
 
@@ -40,12 +40,13 @@ gfx_ui_drawable_region (gint32 drawable, gfx_ui_rect *rect, gfx_error *err)
   gint x, y, w, h;
   const gboolean meets = gimp_drawable_mask_intersect (drawable, &x, &y, &w, &h);
   if (!meets && gimp_get_pdb_status () != GIMP_PDB_SUCCESS) /* GIMP refused the drawable */
-    return gfx_fail (err, GFX_ERR_INPUT, _("GIMP cannot use this drawable (%s): a layer made "
-                     "by a script must be added to its image first (gimp-image-insert-layer)."),
-                     gimp_get_pdb_error ());
+    return gfx_fail (err, GFX_ERR_INPUT, "GIMP cannot use this drawable (%s): a layer made by "
+                                         "a script must be added to its image first "
+                                         "(gimp-image-insert-layer).",
+                                         gimp_get_pdb_error ());
   if (!meets || w <= 0 || h <= 0)
-    return gfx_fail (err, GFX_ERR_INPUT, "%s", _("The selection does not intersect the "
-                     "layer: select part of the layer (or nothing) and try again."));
+    return gfx_fail (err, GFX_ERR_INPUT, "The selection does not intersect the layer: select "
+                                         "part of the layer (or nothing) and try again.");
   *rect = (gfx_ui_rect) { x, y, w, h };
   return GFX_OK;
 }
@@ -58,8 +59,8 @@ refuse_unchangeable (gint32 drawable, gfx_error *err)
 {
   if (gimp_item_is_group (drawable))
     {
-      gfx_fail (err, GFX_ERR_INPUT, "%s", _("A layer group cannot be filtered: choose one of "
-                "the layers inside it."));
+      gfx_fail (err, GFX_ERR_INPUT, "A layer group cannot be filtered: choose one of "
+                                    "the layers inside it.");
       return TRUE;
     }
   for (gint32 item = drawable; item > 0;
@@ -67,9 +68,9 @@ refuse_unchangeable (gint32 drawable, gfx_error *err)
                                              : gimp_item_get_parent (item))
     if (gimp_item_get_lock_content (item))
       {
-        gfx_fail (err, GFX_ERR_INPUT, "%s", _("The pixels are locked (Lock pixels in the "
-                  "Layers dialog, on this item or on a layer or group that holds it): unlock "
-                  "them and try again."));
+        gfx_fail (err, GFX_ERR_INPUT, "The pixels are locked (Lock pixels in the Layers "
+                                      "dialog, on this item or on a layer or group that holds "
+                                      "it): unlock them and try again.");
         return TRUE;
       }
   return FALSE;
@@ -166,8 +167,8 @@ in_own_format_unchanged_kept (gint32 drawable, const gfx_ui_rect *rect, const Ba
   if (!stored)
     {
       g_free (result);
-      gfx_fail (err, GFX_ERR_NOMEM, _("out of memory for the result in the drawable's "
-                                      "precision (2 x %zu MiB)"), bytes >> 20);
+      gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the result in the drawable's "
+                                    "precision (2 x %zu MiB)", bytes >> 20);
       return NULL;
     }
   babl_process (babl_fish (work, own), out->pixels, result, (long) pixels);
@@ -202,7 +203,7 @@ gfx_ui_drawable_write (gint32 drawable, const gfx_ui_rect *rect, const gfx_image
   /* GIMP's own word, for any refusal that gfx_ui_drawable_target did not foresee. */
   if (!gimp_drawable_merge_shadow (drawable, TRUE))
     {
-      gfx_fail (err, GFX_ERR_INPUT, _("GIMP did not accept the result: %s"),
+      gfx_fail (err, GFX_ERR_INPUT, "GIMP did not accept the result: %s",
                 gimp_get_pdb_error ());
       gimp_drawable_free_shadow (drawable);
       return GFX_ERR_INPUT;
@@ -221,7 +222,7 @@ gfx_ui_mask_times_selection (gint32 drawable, const gfx_ui_rect *rect, gfx_image
   const size_t pixels = (size_t) rect->width * rect->height;
   guchar *coverage = g_try_malloc (pixels);
   if (!coverage)
-    return gfx_fail (err, GFX_ERR_NOMEM, _("out of memory for the selection (%zu MiB)"),
+    return gfx_fail (err, GFX_ERR_NOMEM, "out of memory for the selection (%zu MiB)",
                      pixels >> 20);
   gint off_x = 0, off_y = 0;
   gimp_drawable_offsets (drawable, &off_x, &off_y); /* the selection is in image coordinates */

@@ -140,8 +140,8 @@ gfx_ui_run_check (int nparams, const GimpParam *param, gfx_error *err)
   if (mode == GIMP_RUN_INTERACTIVE || mode == GIMP_RUN_NONINTERACTIVE
       || mode == GIMP_RUN_WITH_LAST_VALS)
     return GIMP_PDB_SUCCESS;
-  gfx_fail (err, GFX_ERR_PARAM, _("run-mode %d: 0 (RUN-INTERACTIVE), 1 (RUN-NONINTERACTIVE) "
-            "or 2 (RUN-WITH-LAST-VALS)"), mode);
+  gfx_fail (err, GFX_ERR_PARAM, "run-mode %d: 0 (RUN-INTERACTIVE), 1 (RUN-NONINTERACTIVE) "
+                                "or 2 (RUN-WITH-LAST-VALS)", mode);
   return GIMP_PDB_CALLING_ERROR;
 }
 
