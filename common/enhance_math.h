@@ -32,10 +32,13 @@ typedef struct {
 } gfx_enh_thresholds;
 
 /* Symmetric half-sample extension (scipy 'reflect'), repeating for any offset:
- * ... 1 0 | 0 1 ... len-1 | len-1 len-2 ... */
+ * ... 1 0 | 0 1 ... len-1 | len-1 len-2 ...  An index inside costs no division (the GPU
+ * kernels call this for every loaded sample). */
 GFX_HD int
 gfx_enh_reflect (int i, int len)
 {
+  if (i >= 0 && i < len)
+    return i;
   int period = 2 * len;
   int m = i % period;
   if (m < 0)

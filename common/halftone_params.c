@@ -2,6 +2,7 @@
 #include <stddef.h>
 
 #include "halftone.h"
+#include "halftone_check.h"
 
 const char *const gfx_kernel_choices[] = { "fs", "jjn", "stucki", "burkes", "sierra",
                                            "sierra2", "sierra-lite", "atkinson", NULL };
@@ -51,3 +52,12 @@ const gfx_param_set gfx_halftone_param_set = {
   "halftone", halftone_params, sizeof halftone_params / sizeof halftone_params[0],
   sizeof (gfx_halftone_params), halftone_check
 };
+
+gfx_status
+gfx_halftone_check_values (int kernel, int levels, int block_size, int margin, gfx_error *err)
+{
+  const gfx_halftone_params p = { .kernel = kernel, .levels = levels,
+                                  .backend = GFX_BACKEND_GPU, .block_size = block_size,
+                                  .margin = margin };
+  return gfx_params_validate (&gfx_halftone_param_set, &p, err);
+}

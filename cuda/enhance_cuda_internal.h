@@ -4,6 +4,7 @@
 #define GFX_ENHANCE_CUDA_INTERNAL_H
 
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda_runtime.h>
 
@@ -65,6 +66,23 @@ template <class KT> struct EnhSink {
   const uint16_t *lut; /* direct mode: gained value of each sample value */
   uint8_t *mask;       /* direct mode, may be NULL */
 };
+
+/* What a kernel writes, a template argument of each: decisions, or the output itself
+ * without or with the mask. */
+enum { ENH_SINK_DEC = 0, ENH_SINK_OUT = 1, ENH_SINK_OUT_MASK = 2 };
+
+/* Calls launch with the sink's mode as a compile-time constant (an
+ * std::integral_constant<int, ENH_SINK_...>), the one place that maps a sink to its mode. */
+template <class KT, class Launch>
+inline cudaError_t
+enh_launch_for_sink (const EnhSink<KT> &sink, Launch launch)
+{
+  if (sink.dec)
+    return launch (std::integral_constant<int, ENH_SINK_DEC> ());
+  if (sink.mask)
+    return launch (std::integral_constant<int, ENH_SINK_OUT_MASK> ());
+  return launch (std::integral_constant<int, ENH_SINK_OUT> ());
+}
 
 /* The rule as unsigned range tests (x - lo) <= span, for keys whose S1 fits 32 bits and D
  * 64 bits (8/16-bit keys; the same decisions as gfx_enh_decide64): an empty range becomes

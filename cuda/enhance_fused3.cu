@@ -192,7 +192,7 @@ pack_bytes (const uint32_t (&v)[4])
 
 /* Outputs are staged in shared memory and leave by bulk stores, except with a mask, whose
  * two outputs go straight to global memory (w3::store_row). */
-template <int MODE> constexpr bool STAGED = MODE != w3::MODE_OUT_MASK;
+template <int MODE> constexpr bool STAGED = MODE != ENH_SINK_OUT_MASK;
 
 /* Decides the lane's 4 pixels of the centre row b (a above, c below) and writes them at
  * dst + 4 lane (staged: one byte store each, as the staging rows have any alignment and
@@ -209,7 +209,7 @@ emit (const RowSums &a, const RowSums &b, const RowSums &c, const w3::Rule32 &q,
     {
       const uint32_t s1 = a.s1[k] + b.s1[k] + c.s1[k], s2 = a.s2[k] + b.s2[k] + c.s2[k];
       d[k] = (s1 - q.s1lo <= q.s1span) & (9u * s2 - s1 * s1 - q.dlo <= q.dspan);
-      if constexpr (MODE == w3::MODE_DEC)
+      if constexpr (MODE == ENH_SINK_DEC)
         v[k] = d[k];
       else
         {
@@ -263,7 +263,7 @@ walk (const uint32_t *col, int pitch, int i0, int i1, const w3::Rule32 &q, uint3
     emit<MODE, INNER> (a, b, c, q, lut, o, m, inside, x, w, lane);
     r += pitch;
     o += w;
-    if constexpr (MODE == w3::MODE_OUT_MASK)
+    if constexpr (MODE == ENH_SINK_OUT_MASK)
       m += w;
   };
   int n = i1 - i0;
@@ -514,15 +514,15 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail
     {
       uint32_t bytes = 0;
       for (int r = lane; r < nr; r += 32)
-        bytes += row_copy (key, w, w3::refl (y0 - 1 + r, h)).bytes;
+        bytes += row_copy (key, w, gfx_enh_reflect (y0 - 1 + r, h)).bytes;
       bulk_expect (&landed[lane], bytes); /* no rows: the phase completes at once */
       for (int r = lane; r < nr; r += 32)
         {
-          const RowCopy rc = row_copy (key, w, w3::refl (y0 - 1 + r, h));
+          const RowCopy rc = row_copy (key, w, gfx_enh_reflect (y0 - 1 + r, h));
           bulk_copy (rows_smem + r * pitch + RAW_AT / 4, rc.src, rc.bytes, &landed[lane]);
         }
     }
-  if constexpr (MODE != w3::MODE_DEC)
+  if constexpr (MODE != ENH_SINK_DEC)
     if (threadIdx.x < 256)
       asm volatile ("st.shared.u8 [%0], %1;" ::"r"(lut + threadIdx.x),
                     "r"((uint32_t) sink.lut[threadIdx.x])
@@ -558,16 +558,16 @@ fused3_kernel (const uint8_t *__restrict__ key, int w, int h, int band, int tail
   for (int r = warp - 1; warp > 0 && r < nr; r += WARPS - 1)
     {
       bulk_wait (&landed[r % WARPS], 0); /* in (its warp saw it): makes the bytes visible here */
-      place_row (rows_smem + r * pitch, row_copy (key, w, w3::refl (y0 - 1 + r, h)).skew, w,
+      place_row (rows_smem + r * pitch, row_copy (key, w, gfx_enh_reflect (y0 - 1 + r, h)).skew, w,
                  lane);
     }
   __syncthreads ();
   trace_point (tb, 5);
   const w3::Rule32 q = rule;
-  uint8_t *out = (MODE == w3::MODE_DEC ? sink.dec : sink.out) + (size_t) y0 * w;
+  uint8_t *out = (MODE == ENH_SINK_DEC ? sink.dec : sink.out) + (size_t) y0 * w;
   const uint32_t lead = (uint32_t) ((uintptr_t) out & 15u);
   uint8_t *to = STAGED<MODE> ? stage + lead : out;
-  uint8_t *mask = MODE == w3::MODE_OUT_MASK ? sink.mask + (size_t) y0 * w : nullptr;
+  uint8_t *mask = MODE == ENH_SINK_OUT_MASK ? sink.mask + (size_t) y0 * w : nullptr;
   /* Row groups, one after the other: a group's staged rows leave by a bulk store while the
    * next group is worked out; the last group is the smaller (its store is not hidden):
    * tail rows, or a third of the band (the seed image: 10 of 28 rows, measured best).  In
@@ -684,11 +684,10 @@ enh_launch_fused3 (const uint8_t *key, int w, int h, int tail, bool help_test, R
                    EnhState *st, EnhSink<uint8_t> sink, cudaStream_t s, bool *done)
 {
   *done = false;
-  if (sink.dec)
-    return launch_mode<w3::MODE_DEC> (key, w, h, tail, help_test, ra, st, sink, s, done);
-  if (sink.mask)
-    return launch_mode<w3::MODE_OUT_MASK> (key, w, h, tail, help_test, ra, st, sink, s, done);
-  return launch_mode<w3::MODE_OUT> (key, w, h, tail, help_test, ra, st, sink, s, done);
+  return enh_launch_for_sink (sink, [&] (auto mode) {
+    return launch_mode<decltype (mode)::value> (key, w, h, tail, help_test, ra, st, sink, s,
+                                                done);
+  });
 }
 
 cudaError_t

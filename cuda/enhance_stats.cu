@@ -21,17 +21,6 @@ sq (KT k)
   return (S2) k * (S2) k; /* negative fixed-point keys: (2^64 - a)^2 = a^2 mod 2^64 */
 }
 
-/* What a statistics kernel writes: decisions (0/1), or for a single 8/16-bit channel the
- * gained output itself, without or with the mask. */
-enum { SINK_DEC = 0, SINK_OUT = 1, SINK_OUT_MASK = 2 };
-
-template <class KT>
-inline int
-sink_mode (const EnhSink<KT> &s)
-{
-  return s.dec ? SINK_DEC : s.mask ? SINK_OUT_MASK : SINK_OUT;
-}
-
 /* The same decisions from the thresholds as they are (gfx_enh_decide64/128): the walk
  * kernel's choice, measured 7% faster there than the range tests (n = 255, H100), while
  * the tile kernel is 2.5% faster with the range tests. */
@@ -79,7 +68,7 @@ template <int MODE, bool LUT8 = true, class KT>
 __device__ __forceinline__ void
 emit (const EnhSink<KT> &sink, const uint8_t *lut8, size_t i, KT v, int d)
 {
-  if constexpr (MODE == SINK_DEC)
+  if constexpr (MODE == ENH_SINK_DEC)
     sink.dec[i] = (uint8_t) d;
   else
     {
@@ -87,7 +76,7 @@ emit (const EnhSink<KT> &sink, const uint8_t *lut8, size_t i, KT v, int d)
         sink.out[i] = d ? (KT) lut8[v] : v;
       else
         sink.out[i] = d ? (KT) __ldg (&sink.lut[v]) : v;
-      if constexpr (MODE == SINK_OUT_MASK)
+      if constexpr (MODE == ENH_SINK_OUT_MASK)
         sink.mask[i] = d ? 255 : 0;
     }
 }
@@ -97,15 +86,9 @@ template <int MODE, class KT>
 __device__ __forceinline__ void
 load_lut8 (const EnhSink<KT> &sink, uint8_t *lut8)
 {
-  if constexpr (MODE != SINK_DEC && sizeof (KT) == 1)
+  if constexpr (MODE != ENH_SINK_DEC && sizeof (KT) == 1)
     for (int i = threadIdx.x; i < 256; i += blockDim.x)
       lut8[i] = (uint8_t) sink.lut[i];
-}
-
-__device__ __forceinline__ int
-refl (int i, int len)
-{
-  return i >= 0 && i < len ? i : gfx_enh_reflect (i, len);
 }
 
 /* Columns per horizontal slide (8, 16 or 32): each slide first sums 2r + 1 keys, so the
@@ -181,7 +164,7 @@ tile_kernel (const KT *__restrict__ key, int w, int h, int r, const EnhState *st
               {
                 const int ty = min (warp + 8 * (k0 + k), th2 - 1);
                 const uint8_t *g
-                  = (const uint8_t *) key + (size_t) refl (y0 - r + ty, h) * w + x0 - r;
+                  = (const uint8_t *) key + (size_t) gfx_enh_reflect (y0 - r + ty, h) * w + x0 - r;
                 const uint32_t *a = (const uint32_t *) ((uintptr_t) g & ~(uintptr_t) 3) + lane;
                 sh[k] = (uint32_t) ((uintptr_t) g & 3u) * 8u;
                 lo[k] = lane < words ? __ldg (a) : 0u;
@@ -206,12 +189,12 @@ tile_kernel (const KT *__restrict__ key, int w, int h, int r, const EnhState *st
       for (int k = 0; k < LOAD_BATCH; k++)
         {
           int ty = min (warp + 8 * (k0 + k), th2 - 1);
-          const KT *row = key + (size_t) refl (y0 - r + ty, h) * w;
+          const KT *row = key + (size_t) gfx_enh_reflect (y0 - r + ty, h) * w;
 #pragma unroll
           for (int j = 0; j < LOAD_COLS; j++)
             {
               int tx = min (lane + 32 * j, tw2 - 1);
-              v[k][j] = row[refl (x0 - r + tx, w)];
+              v[k][j] = row[gfx_enh_reflect (x0 - r + tx, w)];
             }
         }
 #pragma unroll
@@ -386,7 +369,7 @@ walk_kernel (const typename EnhSums<KT>::S1 *__restrict__ rp1,
 #pragma unroll 4
   for (int dy = -r; dy <= r; dy++)
     {
-      size_t o = (size_t) refl (y0 + dy, h) * pitch;
+      size_t o = (size_t) gfx_enh_reflect (y0 + dy, h) * pitch;
       s1 += prefix_value (fa, rp1 + o, w) - prefix_value (fb, rp1 + o, w);
       s2 += prefix_value (fa, rp2 + o, w) - prefix_value (fb, rp2 + o, w);
     }
@@ -396,7 +379,8 @@ walk_kernel (const typename EnhSums<KT>::S1 *__restrict__ rp1,
     {
       if (y > y0)
         {
-          size_t a = (size_t) refl (y + r, h) * pitch, b = (size_t) refl (y - r - 1, h) * pitch;
+          const size_t a = (size_t) gfx_enh_reflect (y + r, h) * pitch;
+          const size_t b = (size_t) gfx_enh_reflect (y - r - 1, h) * pitch;
           s1 += prefix_value (fa, rp1 + a, w) - prefix_value (fb, rp1 + a, w)
                 - prefix_value (fa, rp1 + b, w) + prefix_value (fb, rp1 + b, w);
           s2 += prefix_value (fa, rp2 + a, w) - prefix_value (fb, rp2 + a, w)
@@ -488,17 +472,12 @@ enh_launch_stats (const KT *key, int w, int h, int r, const EnhState *st, EnhSin
         && (h + enh_strip_rows (tune, r) - 1) / enh_strip_rows (tune, r) <= 65535)
       return enh_launch_strip (key, w, h, r, tune, st, sink, stream);
   if constexpr (sizeof (KT) == 4) /* float keys: always decision planes */
-    return launch_tile_walk<KT, SINK_DEC> (key, w, h, r, st, sink, rp, tune, stream);
+    return launch_tile_walk<KT, ENH_SINK_DEC> (key, w, h, r, st, sink, rp, tune, stream);
   else
-    switch (sink_mode (sink))
-      {
-      case SINK_DEC:
-        return launch_tile_walk<KT, SINK_DEC> (key, w, h, r, st, sink, rp, tune, stream);
-      case SINK_OUT:
-        return launch_tile_walk<KT, SINK_OUT> (key, w, h, r, st, sink, rp, tune, stream);
-      default:
-        return launch_tile_walk<KT, SINK_OUT_MASK> (key, w, h, r, st, sink, rp, tune, stream);
-      }
+    return enh_launch_for_sink (sink, [&] (auto mode) {
+      return launch_tile_walk<KT, decltype (mode)::value> (key, w, h, r, st, sink, rp, tune,
+                                                          stream);
+    });
 }
 
 template cudaError_t enh_launch_stats<uint8_t> (const uint8_t *, int, int, int, const EnhState *,

@@ -17,12 +17,6 @@ namespace {
 
 constexpr int BAND = 1024; /* columns per block, halo included */
 
-__device__ __forceinline__ int
-refl (int i, int len)
-{
-  return i >= 0 && i < len ? i : gfx_enh_reflect (i, len);
-}
-
 /* C bytes of row `row` from column gx0 on (reflected outside [0, w)), as C / 4 words.
  * The fast path reads whole aligned words: the buffer has 16 bytes of slack at its end. */
 template <int C>
@@ -50,7 +44,7 @@ load_row (const uint8_t *__restrict__ row, int gx0, int w, uint32_t (&v)[C / 4])
           uint32_t x = 0;
 #pragma unroll
           for (int b = 0; b < 4; b++)
-            x |= (uint32_t) __ldg (row + refl (gx0 + 4 * i + b, w)) << (8 * b);
+            x |= (uint32_t) __ldg (row + gfx_enh_reflect (gx0 + 4 * i + b, w)) << (8 * b);
           v[i] = x;
         }
     }
@@ -144,7 +138,7 @@ strip_kernel (const uint8_t *__restrict__ key, int w, int h, int ow, int sh, int
     for (int dy = -R; dy <= R; dy++)
       {
         uint32_t k[C / 4];
-        load_row<C> (key + (size_t) refl (y0 + dy, h) * w, gx0, w, k);
+        load_row<C> (key + (size_t) gfx_enh_reflect (y0 + dy, h) * w, gx0, w, k);
 #pragma unroll
         for (int c = 0; c < C; c++)
           {
@@ -192,8 +186,8 @@ strip_kernel (const uint8_t *__restrict__ key, int w, int h, int ow, int sh, int
             kcur[q] = kc[q];
           if (y + 1 < y1)
             {
-              load_row<C> (key + (size_t) refl (y + 1 + R, h) * w, gx0, w, kin);
-              load_row<C> (key + (size_t) refl (y - R, h) * w, gx0, w, kout);
+              load_row<C> (key + (size_t) gfx_enh_reflect (y + 1 + R, h) * w, gx0, w, kin);
+              load_row<C> (key + (size_t) gfx_enh_reflect (y - R, h) * w, gx0, w, kout);
               load_row<C> (key + (size_t) (y + 1) * w, gx0, w, kc);
             }
           uint4 *d1 = (uint4 *) &sv1[b][sidx<R, C> (t, 0)];

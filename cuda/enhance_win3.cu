@@ -21,13 +21,13 @@ win3_kernel (const uint8_t *__restrict__ key, int w, int h, const EnhState *st,
   const int x0 = blockIdx.x * w3::COLS, y0 = blockIdx.y * (SEG * WARPS);
   w3::load_rows (tile, key, w, warp, TR, WARPS, lane, [&] (int j, int &srow, int &gy, int &tx) {
     srow = j;
-    gy = w3::refl (y0 - 1 + j, h);
+    gy = gfx_enh_reflect (y0 - 1 + j, h);
     tx = x0;
   });
   /* Launched with programmatic stream serialization, the block may start while the totals
    * kernel is still running: the loads above need only the keys.  A no-op otherwise. */
   cudaGridDependencySynchronize ();
-  if constexpr (MODE != w3::MODE_DEC)
+  if constexpr (MODE != ENH_SINK_DEC)
     w3::slut[threadIdx.x] = (uint8_t) sink.lut[threadIdx.x]; /* 256 threads */
   const w3::Rule32 q = w3::rule32 (st->th);
   __syncthreads (); /* tile and gain table in place */
@@ -35,7 +35,7 @@ win3_kernel (const uint8_t *__restrict__ key, int w, int h, const EnhState *st,
   const int nrows = min (SEG, h - (y0 + oy0));
   if (nrows <= 0)
     return;
-  const w3::Out o = { MODE == w3::MODE_DEC ? sink.dec : sink.out, sink.mask };
+  const w3::Out o = { MODE == ENH_SINK_DEC ? sink.dec : sink.out, sink.mask };
   w3::walk<MODE, SEG> (tile + oy0 * w3::WORDS + lane, nrows, q, o,
                        (size_t) (y0 + oy0) * w + x0, w, x0, lane);
 }
@@ -58,11 +58,9 @@ cudaError_t
 launch_mode (const uint8_t *key, int w, int h, int overlap, const EnhState *st,
              EnhSink<uint8_t> sink, cudaStream_t s)
 {
-  if (sink.dec)
-    return launch_seg<w3::MODE_DEC, SEG> (key, w, h, overlap, st, sink, s);
-  if (sink.mask)
-    return launch_seg<w3::MODE_OUT_MASK, SEG> (key, w, h, overlap, st, sink, s);
-  return launch_seg<w3::MODE_OUT, SEG> (key, w, h, overlap, st, sink, s);
+  return enh_launch_for_sink (sink, [&] (auto mode) {
+    return launch_seg<decltype (mode)::value, SEG> (key, w, h, overlap, st, sink, s);
+  });
 }
 
 } // namespace

@@ -23,21 +23,12 @@
 namespace w3 {
 
 namespace {
-__shared__ uint8_t slut[256]; /* gained value of each key (MODE_OUT*), loaded by the kernel */
+__shared__ uint8_t slut[256]; /* gained value of each key (ENH_SINK_OUT*), loaded by the kernel */
 }
 
 constexpr int COLS = 128; /* tile width: one warp, 4 columns per lane */
 constexpr int WORDS = 34; /* shared words per tile row */
 constexpr int BATCH = 6;  /* rows a lane loads before it stores them */
-
-/* What the walk writes: decisions (0/1), or the gained output, with or without mask. */
-enum { MODE_DEC = 0, MODE_OUT = 1, MODE_OUT_MASK = 2 };
-
-__device__ __forceinline__ int
-refl (int i, int len)
-{
-  return i >= 0 && i < len ? i : gfx_enh_reflect (i, len);
-}
 
 __device__ __forceinline__ bool
 inner_tile (int x0, int w)
@@ -83,7 +74,7 @@ load_rows (uint32_t *smem, const uint8_t *__restrict__ key, int w, int j0, int n
               uint8_t *tb = (uint8_t *) (smem + srow * WORDS);
               const uint8_t *row = key + (size_t) gy * w;
               for (int b = lane; b < 4 * WORDS; b += 32)
-                tb[b] = __ldg (row + refl (x0 - 4 + b, w));
+                tb[b] = __ldg (row + gfx_enh_reflect (x0 - 4 + b, w));
             }
         }
 #pragma unroll
@@ -172,7 +163,7 @@ store_edge (uint8_t *p, uint32_t v, int x, int w)
 
 struct Out {
   uint8_t *dst;  /* output, or decision plane */
-  uint8_t *mask; /* MODE_OUT_MASK */
+  uint8_t *mask; /* ENH_SINK_OUT_MASK */
 };
 
 /* One output row: the window rows' horizontal sums a (above), b (centre), c (below), the
@@ -195,7 +186,7 @@ emit_row (const uint32_t (&a1)[4], const uint32_t (&a2)[4], const uint32_t (&b1)
       sel += d ? 4u << (4 * k) : 0u;
     }
   uint32_t ov;
-  if constexpr (MODE == MODE_DEC)
+  if constexpr (MODE == ENH_SINK_DEC)
     ov = __byte_perm (0u, 0x01010101u, sel);
   else
     {
@@ -208,13 +199,13 @@ emit_row (const uint32_t (&a1)[4], const uint32_t (&a2)[4], const uint32_t (&b1)
   if (inner)
     {
       store_row (o.dst + at, ov, lane);
-      if constexpr (MODE == MODE_OUT_MASK)
+      if constexpr (MODE == ENH_SINK_OUT_MASK)
         store_row (o.mask + at, __byte_perm (0u, 0xffffffffu, sel), lane);
     }
   else
     {
       store_edge (o.dst + at + 4 * lane, ov, xl, w);
-      if constexpr (MODE == MODE_OUT_MASK)
+      if constexpr (MODE == ENH_SINK_OUT_MASK)
         store_edge (o.mask + at + 4 * lane, __byte_perm (0u, 0xffffffffu, sel), xl, w);
     }
 }

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "../common/halftone_check.h"
 #include "../common/halftone_kernels.h"
 #include "cuda_check.h"
 #include "device_buf.h"
@@ -96,17 +97,9 @@ check_args (const gfx_image *in, const gfx_image *out, int kernel, int levels, i
   if (in->width > (1 << 30)) /* column arithmetic is in int */
     return gfx_fail (err, GFX_ERR_GPU, "gpu halftone: width %d is over the GPU path's "
                      "limit of %d columns", in->width, 1 << 30);
-  if (kernel < 0 || kernel >= GFX_KERNEL_COUNT)
-    return gfx_fail (err, GFX_ERR_PARAM, "kernel = %d is not allowed: 0 to %d", kernel,
-                     GFX_KERNEL_COUNT - 1);
-  if (levels < 2 || levels > 256)
-    return gfx_fail (err, GFX_ERR_PARAM, "levels = %d is not allowed: 2 to 256", levels);
-  if (block_size < 0 || block_size > 1024 || block_size % 32)
-    return gfx_fail (err, GFX_ERR_PARAM, "block-size = %d is not allowed: 0 (auto) or a "
-                     "multiple of 32 from 32 to 1024", block_size);
-  if (margin < -1)
-    return gfx_fail (err, GFX_ERR_PARAM, "margin = %d is not allowed: -1 (auto) or 0 and up",
-                     margin);
+  const gfx_status st = gfx_halftone_check_values (kernel, levels, block_size, margin, err);
+  if (st != GFX_OK)
+    return st;
   if (!geometry_matches (kernel))
     return gfx_fail (err, GFX_ERR_INTERNAL, "gpu halftone: kernel %d's taps differ from the "
                      "table the GPU code was built for", kernel);
