@@ -173,24 +173,15 @@ on_identify (GtkWidget *button, identify_ui *ui)
   job.p.mask_rows = gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (ui->rows));
   job.p.mask_cols = gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (ui->cols));
   gimp_int_combo_box_get_active (GIMP_INT_COMBO_BOX (ui->method), &job.p.method);
-  gfx_ui_rect rect;
-  gfx_status st = gfx_ui_drawable_region (drawable, &rect, &err);
-  if (st == GFX_OK && job.use_sharp && sharp <= 0)
+  gfx_status st = GFX_OK;
+  if (job.use_sharp && sharp <= 0)
     st = gfx_fail (&err, GFX_ERR_PARAM, "Choose a sharp reference layer, or automatic edges");
-  else if (st == GFX_OK && job.use_sharp && sharp == drawable)
+  else if (job.use_sharp && sharp == drawable)
     st = gfx_fail (&err, GFX_ERR_PARAM, "The sharp reference is the layer being deblurred: "
                                         "add a sharp copy of it as another layer, or use "
                                         "automatic edges");
   if (st == GFX_OK)
-    st = gfx_ui_drawable_read (drawable, &rect, &job.blurred, &err);
-  if (st == GFX_OK && job.use_sharp && !gfx_ui_drawable_format (sharp, NULL, NULL, NULL, &err))
-    st = err.status; /* the sharp layer deleted meanwhile, or indexed */
-  if (st == GFX_OK && job.use_sharp)
-    st = gimp_drawable_width (sharp) == gimp_drawable_width (drawable)
-             && gimp_drawable_height (sharp) == gimp_drawable_height (drawable)
-           ? gfx_ui_drawable_read (sharp, &rect, &job.sharp, &err)
-           : gfx_fail (&err, GFX_ERR_INPUT, "The sharp reference must have the size of the "
-                                            "blurred layer");
+    st = gfx_identify_read (drawable, job.p.sharp_drawable, &job.blurred, &job.sharp, &err);
   if (st == GFX_OK)
     st = gfx_dialog_run_job (ui->dlg, identify_job_run, &job, &err);
   if (st == GFX_OK)

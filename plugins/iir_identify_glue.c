@@ -20,9 +20,9 @@ static const GimpParamDef identify_return[] = {
     "the quadrants" },
 };
 
-static gfx_status
-identify_read (gint32 drawable, gint32 sharp, gfx_image *blurred, gfx_image *ref,
-               gfx_error *err)
+gfx_status
+gfx_identify_read (gint32 drawable, gint32 sharp, gfx_image *blurred, gfx_image *ref,
+                   gfx_error *err)
 {
   gfx_ui_rect rect;
   gfx_status st = gfx_ui_drawable_region (drawable, &rect, err);
@@ -66,7 +66,7 @@ identify_work (gint32 drawable, const gfx_identify_params *p, double *residual,
   gfx_iir_filter f;
   gfx_identify_report rep;
   char text[2048];
-  gfx_status st = identify_read (drawable, p->sharp_drawable, &blurred, &ref, err);
+  gfx_status st = gfx_identify_read (drawable, p->sharp_drawable, &blurred, &ref, err);
   if (st == GFX_OK)
     st = gfx_iir_identify (&blurred, p->sharp_drawable != -1 ? &ref : NULL, p->mask_rows,
                            p->mask_cols, p->method, &f, &rep, NULL, err);

@@ -28,6 +28,13 @@ void gfx_identify_pdb_install (void);
 void gfx_identify_pdb_run (gint nparams, const GimpParam *param, gint *nreturn_vals,
                            GimpParam **return_vals);
 
+/* Reads the blurred drawable's selection box into blurred and, unless sharp is -1, the
+ * same box of the sharp drawable into ref, once the sharp one is a drawable of the same
+ * size at the same place on the canvas (pixel pairs must show the same spot of the scene):
+ * the one reading of both the procedure and the dialog. */
+gfx_status gfx_identify_read (gint32 drawable, gint32 sharp, gfx_image *blurred,
+                              gfx_image *ref, gfx_error *err);
+
 /* Adds the "Identify" frame to the deblur dialog (a gfx_dialog_hooks build() box): sharp
  * layer or automatic edges, mask, method, an Identify button; the identified filter is
  * written to the dialog's filter-file (a default in the GIMP profile when empty), which

@@ -82,6 +82,25 @@ if batch_ok identify-dialog-sharp-ok "$work/dlg-sharp.log" $?; then
   compare_images identify-dialog-sharp-deblur-equals-cli "$work/dialog-sharp.png" "$work/cli-sharp.png"
 fi
 
+# A sharp layer moved against the blurred one pairs different spots of the scene: the
+# dialog refuses it as the procedure does and writes no filter file, so the OK that the
+# hook presses later finds none (the last values name the file deleted here).
+rm -f "$GIMP2_DIRECTORY/gpufx-identified.iir"
+call='(let* ((sharp (car (gimp-file-load-layer RUN-NONINTERACTIVE img "'"$work"'/sharp.png"))))
+        (gimp-image-insert-layer img sharp 0 1)
+        (gimp-layer-set-offsets sharp 5 0)
+        (gimp-image-set-active-layer img drw)
+        (plug-in-gpufx-iir-deblur RUN-INTERACTIVE img drw "" 1)
+        (gimp-image-remove-layer img sharp))'
+GPUFX_DIALOG_IDENTIFY_SHARP=1 GPUFX_DIALOG_AUTO_CANCEL=20 gimp_batch "$work/dlg-moved.log" "$(scm_run blurred.png dialog-moved.png "$call")"
+if [ -e "$GIMP2_DIRECTORY/gpufx-identified.iir" ]; then
+  fail identify-dialog-moved-sharp-refused "a sharp layer 5 px to the right was used"
+elif grep -q "gpufx-identified.iir' cannot be read" "$work/dlg-moved.log"; then
+  pass identify-dialog-moved-sharp-refused
+else
+  fail identify-dialog-moved-sharp-refused "not the OK without a filter: $(head -c 300 "$work/dlg-moved.log")"
+fi
+
 # Identify never replaces a filter file the user had: with Filter file naming an existing
 # mine.iir (the last values of a run with it), the dialog writes mine-identified.iir beside
 # it, points Filter file there, and OK deblurs with the new filter; mine.iir is untouched.
