@@ -294,7 +294,10 @@ dialog_loop (gfx_dialog *dlg, gfx_error *err)
       if ((status == GIMP_PDB_EXECUTION_ERROR || status == GIMP_PDB_CALLING_ERROR)
           && gimp_item_is_valid (dlg->drawable))
         {
-          /* Keep the dialog: the user may change a parameter and try again. */
+          /* Keep the dialog: the user may change a parameter and try again, with the
+           * preview's values back where accept changed them for the run. */
+          if (hooks && hooks->accept && hooks->changed)
+            hooks->changed (dlg, hooks->user);
           gfx_dialog_set_message (dlg, err->msg);
           if (!g_getenv ("GPUFX_DIALOG_AUTO_OK"))
             continue;

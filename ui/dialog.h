@@ -44,7 +44,9 @@ struct gfx_dialog_hooks {
   /* After any parameter changed through a widget (gfx_dialog_values is up to date). */
   void (*changed) (gfx_dialog *dlg, void *user);
   /* Before OK processes the drawable: return FALSE (and fill err) to refuse and keep
-   * the dialog open, showing err's message.  NULL: accept. */
+   * the dialog open, showing err's message.  NULL: accept.  It may change the values
+   * for the run (local enhance drops the preview's statistics); if the run then fails and
+   * the dialog stays open, changed is called to put the dialog's own values back. */
   gboolean (*accept) (gfx_dialog *dlg, gfx_error *err, void *user);
   /* When the dialog is about to be destroyed (free what build allocated). */
   void (*destroy) (gfx_dialog *dlg, void *user);
