@@ -65,9 +65,8 @@ bench_file (const gfx_filter *f, const char *input, int argc, char **argv, const
       snprintf (name, sizeof name, "%.*s", (int) (eq ? eq - arg - 2 : (long) strlen (arg) - 2),
                 arg + 2);
       val = eq ? eq + 1 : argv[++i];
-      if (strcmp (name, "backend") == 0)
-        backend = !strcmp (val, "gpu") ? GFX_BACKEND_GPU : !strcmp (val, "cpu") ? GFX_BACKEND_CPU
-                                                                                 : -1;
+      if (strcmp (name, "backend") == 0) /* cpu or gpu: that row only; auto: both */
+        backend = gfx_backend_by_name (val) == GFX_BACKEND_AUTO ? -1 : gfx_backend_by_name (val);
       if (bench_set_option (f, values, name, val, &err) != GFX_OK)
         {
           fprintf (stderr, "gpufx bench: %s\n", err.msg);

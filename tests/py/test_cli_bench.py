@@ -92,6 +92,15 @@ def tsv(src, h, w, d, gpu):
             "both rows, or the CPU's and the GPU's n/a", f"rc {r.returncode}: {r.stdout!r} "
             f"{r.stderr!r}")
 
+    # --backend takes any case, as the filters' does: CPU is the CPU row alone.
+    r = subprocess.run([T.GPUFX, "bench", "halftone", "--input", src, "--tsv", "--repeat", "1",
+                        "--backend", "CPU"], capture_output=True, text=True, env=env,
+                       timeout=300)
+    rows = [line.split("\t")[2] for line in r.stdout.strip().splitlines()]
+    T.check(r.returncode == 0 and rows == ["cpu"] and "gpu" not in r.stderr,
+            "bench FILTER --input --backend CPU: the CPU row alone",
+            f"rc {r.returncode}: {r.stdout!r} {r.stderr!r}")
+
     r = T.run_cli("bench", "enhance", "--input", src, "--tsv", "--window", "4")
     T.check(r.returncode == 2 and r.stdout == "" and "window" in r.stderr
             and "3 to 255" in r.stderr,
