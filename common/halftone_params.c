@@ -30,11 +30,11 @@ static const gfx_param_desc halftone_params[] = {
     .offset = FIELD (block_size), .flags = GFX_PF_ADVANCED | GFX_PF_GPU,
     .help = N_("GPU threads per block, a multiple of 32 (a warp of 32 for each strip of rows, "
                "at most 4 warps); 0 = automatic"), .def = 0,
-    .min = 0, .max = 1024, .auto_label = "auto", .step = 32 },
+    .min = 0, .max = 1024, .auto_label = N_("auto"), .step = 32 },
   { .name = "margin", .label = N_("_Margin"), .type = GFX_PT_INT, .offset = FIELD (margin),
     .flags = GFX_PF_ADVANCED | GFX_PF_GPU,
     .help = N_("GPU hand-off margin in columns between strips; -1 = automatic"), .def = -1,
-    .min = -1, .max = 1 << 20, .auto_label = "auto" },
+    .min = -1, .max = 1 << 20, .auto_label = N_("auto") },
 };
 
 static gfx_status

@@ -20,7 +20,7 @@ static const gfx_param_desc identify_params[] = {
     .offset = FIELD (sharp_drawable), .flags = GFX_PF_NO_CLI,
     .help = N_("Sharp layer of the same size as the blurred one; -1 = find edge fragments "
                "automatically"),
-    .def = -1, .min = -1, .max = INT_MAX, .auto_label = "automatic" },
+    .def = -1, .min = -1, .max = INT_MAX, .auto_label = N_("automatic") },
   { .name = "mask-rows", .label = N_("Mask ro_ws"), .type = GFX_PT_INT,
     .offset = FIELD (mask_rows), .help = N_("Rows M1 of each quadrant's mask"), .def = 3,
     .min = 1, .max = GFX_IIR_MAX_MASK },

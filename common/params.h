@@ -43,7 +43,8 @@ typedef struct {
   const char *const *choices;       /* ENUM: CLI spellings in PDB order, NULL-terminated */
   const char *const *choice_labels; /* ENUM: dialog labels, marked N_() */
   unsigned flags;
-  const char *auto_label; /* INT: label of the value `min` when it means "auto", else NULL */
+  const char *auto_label; /* INT, DRAWABLE: label of the value `min` when it means "auto"
+                             (marked N_()), else NULL */
   double step;            /* dialog step; 0 = 1 for integers, 0.01 for floats; for an
                              integer also the grid of its allowed values from min */
   const char *cli_name;   /* CLI option when it differs from name (PDB filter-file is

@@ -110,7 +110,7 @@ on_spin_output (GtkSpinButton *spin, const gfx_param_desc *d)
   GtkAdjustment *adj = gtk_spin_button_get_adjustment (spin);
   if (gtk_adjustment_get_value (adj) != d->min)
     return FALSE;
-  gtk_entry_set_text (GTK_ENTRY (spin), gfx_ui_auto_text (d->auto_label));
+  gtk_entry_set_text (GTK_ENTRY (spin), gfx_ui_tr (d->auto_label));
   return TRUE;
 }
 
@@ -121,7 +121,7 @@ static gint
 on_spin_input (GtkSpinButton *spin, gdouble *value, const gfx_param_desc *d)
 {
   const char *text = gtk_entry_get_text (GTK_ENTRY (spin));
-  if (d->auto_label && (!g_strcmp0 (text, gfx_ui_auto_text (d->auto_label))
+  if (d->auto_label && (!g_strcmp0 (text, gfx_ui_tr (d->auto_label))
                         || !g_ascii_strcasecmp (text, d->auto_label)))
     {
       *value = d->min;

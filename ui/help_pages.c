@@ -100,7 +100,7 @@ static void
 put_number (GString *page, const gfx_param_desc *d, double v)
 {
   if (d->auto_label && v == d->min && d->type != GFX_PT_FLOAT)
-    put (page, "%s", gfx_ui_auto_text (d->auto_label));
+    put (page, "%s", gfx_ui_tr (d->auto_label));
   else
     put (page, "%.10g", v);
 }
@@ -134,20 +134,20 @@ put_values (GString *page, const gfx_param_desc *d, gboolean pdb)
     case GFX_PT_STRING: put (page, "%s", _("a file name")); break;
     case GFX_PT_DRAWABLE:
       if (pdb)
-        put (page, _("a drawable ID, or -1 = %s"), gfx_ui_auto_text (d->auto_label));
+        put (page, _("a drawable ID, or -1 = %s"), gfx_ui_tr (d->auto_label));
       else
-        put (page, _("a layer, or %s"), gfx_ui_auto_text (d->auto_label));
+        put (page, _("a layer, or %s"), gfx_ui_tr (d->auto_label));
       break;
     case GFX_PT_INT:
       {
         const double step = d->step > 1 ? d->step : 1;
         if (d->auto_label && pdb)
           {
-            put (page, "%.10g = %s", d->min, gfx_ui_auto_text (d->auto_label));
+            put (page, "%.10g = %s", d->min, gfx_ui_tr (d->auto_label));
             g_string_append (page, "<br>");
           }
         else if (d->auto_label)
-          put (page, _("%s, or "), gfx_ui_auto_text (d->auto_label));
+          put (page, _("%s, or "), gfx_ui_tr (d->auto_label));
         put (page, "%.10g – %.10g", d->auto_label ? d->min + step : d->min, d->max);
         if (step > 1)
           put (page, _(", in steps of %g"), step);

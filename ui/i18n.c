@@ -52,15 +52,6 @@ gfx_ui_tr (const char *msgid)
   return (msgid && *msgid) ? g_dgettext (GETTEXT_PACKAGE, msgid) : msgid;
 }
 
-/* The tables spell auto_label "auto" (the CLI's word too): marked here for the catalogues. */
-static const char *const auto_msgid = N_("auto");
-
-const char *
-gfx_ui_auto_text (const char *auto_label)
-{
-  return g_strcmp0 (auto_label, auto_msgid) == 0 ? _(auto_msgid) : gfx_ui_tr (auto_label);
-}
-
 gchar *
 gfx_ui_plain_label (const char *label)
 {

@@ -31,7 +31,4 @@ const char *gfx_ui_tr (const char *msgid);
  * allocated. */
 gchar *gfx_ui_plain_label (const char *label);
 
-/* A parameter's auto_label (what its value `min` means, "auto") as the dialog shows it. */
-const char *gfx_ui_auto_text (const char *auto_label);
-
 #endif

@@ -26,3 +26,8 @@ for lang in zh_CN ru ko; do
     echo "FAIL po-$lang-complete: $missing untranslated, $fuzzy fuzzy (run make pot, translate; first: $first)"
   fi
 done
+# Words the dialogs and help pages show for a parameter's special value (auto_label) come
+# from the tables in common/, so there they must be marked for the catalogues.
+unmarked=$(grep -n 'auto_label = "' common/*.c)
+[ -z "$unmarked" ] && echo "PASS po-auto-labels-marked" \
+  || echo "FAIL po-auto-labels-marked: not in N_(): $(head -1 <<<"$unmarked")"
