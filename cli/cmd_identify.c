@@ -116,6 +116,15 @@ outputs_apart (const identify_opts *o, gfx_error *err)
   return cli_outputs_apart (outs, 2, ins, 2, false, err);
 }
 
+/* What a load did to an input (an indexed image converted, the first page of several, an
+ * EXIF turn), on stderr as the filters say it. */
+static void
+say_load_note (const char *note)
+{
+  if (note[0])
+    fprintf (stderr, "gpufx identify: note: %s\n", note);
+}
+
 static int
 run (const identify_opts *o, const gfx_identify_params *p)
 {
@@ -124,15 +133,19 @@ run (const identify_opts *o, const gfx_identify_params *p)
   cli_source blurred_src = { NULL, NULL, NULL };
   gfx_iir_filter f;
   gfx_identify_report rep;
-  char note[GFX_MSG_LEN], text[2048];
+  char note[GFX_MSG_LEN] = "", text[2048];
   /* Both outputs are checked before the work (seconds to minutes on a large image). */
   gfx_status st = gfx_iir_check_writable (o->output, &err);
   if (st == GFX_OK && o->fragments[0])
     st = cli_check_output (o->fragments, &err);
   if (st == GFX_OK)
     st = cli_load_source (o->blurred, &blurred, &blurred_src, note, sizeof note, &err);
+  if (st == GFX_OK)
+    say_load_note (note);
   if (st == GFX_OK && o->sharp[0])
     st = cli_load (o->sharp, &sharp, note, sizeof note, &err);
+  if (st == GFX_OK && o->sharp[0])
+    say_load_note (note);
   if (st == GFX_OK)
     st = gfx_iir_identify (&blurred, o->sharp[0] ? &sharp : NULL, p->mask_rows, p->mask_cols,
                            p->method, &f, &rep, NULL, &err);

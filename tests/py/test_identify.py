@@ -6,6 +6,7 @@ singular data and bad usage."""
 import os
 
 import numpy as np
+from PIL import Image
 from scipy import ndimage
 from skimage.metrics import peak_signal_noise_ratio, structural_similarity
 
@@ -138,6 +139,22 @@ def test_fragments_picture():
                     f"shape {img.shape}, {coloured} coloured pixels")
 
 
+def test_load_notes():
+    """What loading did to an input is said, as the filters say it: an indexed blurred
+    image converted, and the sharp one's own note after it."""
+    with T.tmpdir() as tmp:
+        sharp, _, path = blurred_camera(tmp, 1.5)
+        blurred_idx, sharp_idx = os.path.join(tmp, "b-idx.png"), os.path.join(tmp, "s-idx.png")
+        for src, dst in ((path, blurred_idx), (CAMERA, sharp_idx)):
+            Image.open(src).convert("L").quantize(200).save(dst)
+        r = T.run_cli("identify", "--blurred", blurred_idx, "--sharp", sharp_idx, "--output",
+                      os.path.join(tmp, "n.iir"))
+        notes = [line for line in r.stderr.splitlines() if "note:" in line]
+        T.check(r.returncode == 0 and len(notes) == 2 and "b-idx.png is an indexed image"
+                in notes[0] and "s-idx.png is an indexed image" in notes[1],
+                "identify_says_its_load_notes", r.stderr.strip())
+
+
 def test_errors():
     with T.tmpdir() as tmp:
         flat, flat2 = os.path.join(tmp, "flat.png"), os.path.join(tmp, "flat2.png")
@@ -245,5 +262,6 @@ test_reference_and_auto()
 test_exact_quadrant()
 test_pixel_doubled()
 test_fragments_picture()
+test_load_notes()
 test_errors()
 T.finish()
