@@ -138,12 +138,20 @@ test_failures (void)
 
 /* The candidates are fitted in parallel batches: any number of threads finds the same
  * fragments in the same order. */
+/* The polygons turned by 0.3 and blurred with sigma 1.5: the scene of the tests below. */
+static void
+blurred_polygons (float *blurred)
+{
+  static float sharp[W * H];
+  draw_sharp (sharp, 0.3);
+  gaussian_blur (sharp, blurred, 1.5);
+}
+
 static void
 test_threads (void)
 {
-  static float sharp[W * H], blurred[W * H];
-  draw_sharp (sharp, 0.3);
-  gaussian_blur (sharp, blurred, 1.5);
+  static float blurred[W * H];
+  blurred_polygons (blurred);
   gfx_fragment_opts opt;
   gfx_fragment_opts_default (&opt);
   gfx_edge_fragment one[GFX_FRAG_MAX], many[GFX_FRAG_MAX];
@@ -216,9 +224,8 @@ test_checkpoint (void)
 static void
 test_overlay (void)
 {
-  static float sharp[W * H], blurred[W * H];
-  draw_sharp (sharp, 0.3);
-  gaussian_blur (sharp, blurred, 1.5);
+  static float blurred[W * H];
+  blurred_polygons (blurred);
   gfx_fragment_opts opt;
   gfx_fragment_opts_default (&opt);
   gfx_edge_fragment frags[GFX_FRAG_MAX];
