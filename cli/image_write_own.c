@@ -28,17 +28,26 @@ write_pnm (const char *path, const gfx_image *img)
   int wide = img->depth != GFX_U8;
   fprintf (f, "P%d\n%d %d\n%d\n", img->channels == 1 ? 5 : 6, img->width, img->height,
            wide ? 65535 : 255);
-  size_t n = gfx_image_samples (img);
-  for (size_t i = 0; i < n; i++)
+  /* A row at a time through one fwrite: a putc a sample cost a second on 16 megapixels. */
+  const size_t row = (size_t) img->width * (size_t) img->channels;
+  unsigned char *buf = malloc (row * (wide ? 2 : 1));
+  bool ok = buf != NULL;
+  for (int y = 0; ok && y < img->height; y++)
     {
-      float s = gfx_sample_get (img, i) * (wide ? 65535.0f : 255.0f) + 0.5f;
-      unsigned v = s <= 0.0f ? 0 : s >= (wide ? 65535.0f : 255.0f) ? (wide ? 65535 : 255)
-                                                                   : (unsigned) s;
-      if (wide)
-        putc ((int) (v >> 8), f);
-      putc ((int) (v & 255), f);
+      unsigned char *o = buf;
+      for (size_t i = (size_t) y * row, end = i + row; i < end; i++)
+        {
+          float s = gfx_sample_get (img, i) * (wide ? 65535.0f : 255.0f) + 0.5f;
+          unsigned v = s <= 0.0f ? 0 : s >= (wide ? 65535.0f : 255.0f) ? (wide ? 65535 : 255)
+                                                                       : (unsigned) s;
+          if (wide)
+            *o++ = (unsigned char) (v >> 8);
+          *o++ = (unsigned char) (v & 255);
+        }
+      ok = fwrite (buf, 1, (size_t) (o - buf), f) == (size_t) (o - buf);
     }
-  bool ok = !ferror (f);
+  free (buf);
+  ok = ok && !ferror (f);
   return fclose (f) == 0 && ok;
 }
 
