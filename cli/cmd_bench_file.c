@@ -65,8 +65,9 @@ bench_file (const gfx_filter *f, const char *input, int argc, char **argv, const
       snprintf (name, sizeof name, "%.*s", (int) (eq ? eq - arg - 2 : (long) strlen (arg) - 2),
                 arg + 2);
       val = eq ? eq + 1 : argv[++i];
-      if (strcmp (name, "backend") == 0) /* cpu or gpu: that row only; auto: both */
-        backend = gfx_backend_by_name (val) == GFX_BACKEND_AUTO ? -1 : gfx_backend_by_name (val);
+      const int named = strcmp (name, "backend") == 0 ? gfx_backend_by_name (val) : -1;
+      if (named != -1) /* cpu or gpu: that row only; auto: both */
+        backend = named == GFX_BACKEND_AUTO ? -1 : named;
       if (bench_set_option (f, values, name, val, &err) != GFX_OK)
         {
           fprintf (stderr, "gpufx bench: %s\n", err.msg);

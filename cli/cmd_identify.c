@@ -143,9 +143,11 @@ run (const identify_opts *o, const gfx_identify_params *p)
   if (st == GFX_OK)
     say_load_note (note);
   if (st == GFX_OK && o->sharp[0])
-    st = cli_load (o->sharp, &sharp, note, sizeof note, &err);
-  if (st == GFX_OK && o->sharp[0])
-    say_load_note (note);
+    {
+      st = cli_load (o->sharp, &sharp, note, sizeof note, &err);
+      if (st == GFX_OK)
+        say_load_note (note);
+    }
   if (st == GFX_OK)
     st = gfx_iir_identify (&blurred, o->sharp[0] ? &sharp : NULL, p->mask_rows, p->mask_cols,
                            p->method, &f, &rep, NULL, &err);

@@ -109,7 +109,18 @@ reference_pairs (const float *lb, const float *ls, int w, int h, pair_set *ps,
   return st;
 }
 
-static gfx_status checkpoint (gfx_progress *progress, double fraction, gfx_error *err);
+/* Moves the progress to `fraction` of the whole identification, and stops the work once
+ * the user has cancelled: the stages check it between their steps. */
+static gfx_status
+checkpoint (gfx_progress *progress, double fraction, gfx_error *err)
+{
+  if (!progress)
+    return GFX_OK;
+  if (gfx_progress_cancelled (progress))
+    return gfx_fail (err, GFX_ERR_CANCELLED, "identification cancelled");
+  gfx_progress_update (progress, fraction);
+  return GFX_OK;
+}
 
 /* The edge search takes the identification's progress from 2 % to 15 %. */
 static gfx_status
@@ -259,19 +270,6 @@ assemble (const gfx_iir_filter *fits, const int *rung, gfx_iir_filter *f)
       memcpy (f->a[q], fits[rung[q]].a[q], sizeof f->a[q]);
       memcpy (f->b[q], fits[rung[q]].b[q], sizeof f->b[q]);
     }
-}
-
-/* Moves the progress to `fraction` of the whole identification, and stops the work once
- * the user has cancelled: the stages check it between their steps. */
-static gfx_status
-checkpoint (gfx_progress *progress, double fraction, gfx_error *err)
-{
-  if (!progress)
-    return GFX_OK;
-  if (gfx_progress_cancelled (progress))
-    return gfx_fail (err, GFX_ERR_CANCELLED, "identification cancelled");
-  gfx_progress_update (progress, fraction);
-  return GFX_OK;
 }
 
 /* Each quadrant's rung of the ladder, for the filtered blurred fragments closest (RMS) to

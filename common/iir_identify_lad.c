@@ -12,9 +12,6 @@
 #define IRLS_FLOOR 1e-10  /* final smoothing of |r|, relative to y_rms */
 #define IRLS_SHRINK 0.1  /* smoothing reduction per iteration */
 
-/* IRLS for min sum |r|: weights 1 / sqrt(r^2 + eps^2), eps shrinking to a floor, each step
- * the weighted SVD solve.  The ridge rows are scaled by the root of the mean weight so that
- * lambda means about the same as in least squares.  w holds rows weights (scratch). */
 /* The caller has cancelled: stop iterating and keep the last iterate. */
 static bool
 cancelled (const gfx_identify_system *sys)
@@ -22,6 +19,9 @@ cancelled (const gfx_identify_system *sys)
   return sys->cancel && atomic_load (sys->cancel);
 }
 
+/* IRLS for min sum |r|: weights 1 / sqrt(r^2 + eps^2), eps shrinking to a floor, each step
+ * the weighted SVD solve.  The ridge rows are scaled by the root of the mean weight so that
+ * lambda means about the same as in least squares.  w holds rows weights (scratch). */
 static int
 irls_iterate (lsq_job *job, double *phi, double *r, double *w, double *next)
 {

@@ -12,9 +12,9 @@
  * sigma_G belong to the whole region: the dialog computes the region's totals for the
  * mode shown (luminance or per channel), the first time that mode is shown, and hands
  * them to the preview through values->region; OK clears them, so the final run (and the
- * stored last values) compute their own, and a failed OK puts them back (changed).  Each mode's totals read the whole region
- * (for a 24-megapixel float image, about a second on two cores), so the dialog does not
- * pay up front for the mode the user may never pick. */
+ * stored last values) compute their own, and a failed OK puts them back (changed).  Each
+ * mode's totals read the whole region (for a 24-megapixel float image, about a second on
+ * two cores), so the dialog does not pay up front for the mode the user may never pick. */
 typedef struct {
   gboolean tried, ready;
   gfx_enhance_region totals;
