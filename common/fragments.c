@@ -280,7 +280,7 @@ typedef struct {
   const float *lum, *gx, *gy;
   int w;
   const gfx_fragment_opts *opt;
-  const candidate *const *batch;
+  const candidate **batch;
   int n;
   gfx_edge_fragment *fits;
   unsigned char *ok;
@@ -301,37 +301,31 @@ fit_worker (void *ctx, int worker, int n_workers)
 /* Candidates are taken best first, as if one by one: each that is not passed over and
  * whose edge fits becomes a fragment.  They are fitted ahead in batches of BATCH_PER_WORKER
  * per worker (a fit costs about half a millisecond, and a textured picture may have a
- * hundred thousand candidates that all fail); between batches the caller's checkpoint
- * may stop the search. */
+ * hundred thousand candidates that all fail); b has room for that many and a scratch
+ * profile per worker.  Between batches the caller's checkpoint may stop the search. */
 #define BATCH_PER_WORKER 16
 static gfx_status
-select_fragments (const float *lum, const float *gx, const float *gy, int w,
-                  const candidate *cand, int n_cand, const gfx_fragment_opts *opt,
-                  profile *scratch, int workers, selection *sel, gfx_error *err)
+select_fragments (const candidate *cand, int n_cand, fit_batch *b, int workers, selection *sel,
+                  gfx_error *err)
 {
-  int most = BATCH_PER_WORKER * workers;
-  const candidate **batch = malloc (sizeof *batch * (size_t) most);
-  gfx_edge_fragment *fits = malloc (sizeof *fits * (size_t) most);
-  unsigned char *ok = malloc ((size_t) most);
+  const gfx_fragment_opts *opt = sel->opt;
   gfx_status st = GFX_OK;
-  if (!batch || !fits || !ok)
-    st = gfx_fail (err, GFX_ERR_NOMEM, "out of memory while searching for edge fragments");
   for (int k = 0; st == GFX_OK && k < n_cand && sel->n < opt->max_fragments;)
     {
       if (opt->checkpoint)
         st = opt->checkpoint (opt->checkpoint_ctx, (double) k / n_cand, err);
-      fit_batch b = { lum, gx, gy, w, opt, batch, 0, fits, ok, scratch, 0 };
-      for (; st == GFX_OK && k < n_cand && b.n < most; k++)
+      b->n = 0, atomic_store (&b->next, 0);
+      for (; st == GFX_OK && k < n_cand && b->n < BATCH_PER_WORKER * workers; k++)
         if (!passed_over (sel, &cand[k]))
-          batch[b.n++] = &cand[k];
-      if (st != GFX_OK || !b.n)
+          b->batch[b->n++] = &cand[k];
+      if (st != GFX_OK || !b->n)
         break;
-      gfx_parallel_run (b.n < workers ? b.n : workers, fit_worker, &b);
-      for (int i = 0; i < b.n && sel->n < opt->max_fragments; i++)
-        if (ok[i] && !passed_over (sel, batch[i]))
-          sel->per_bin[orientation_bin (batch[i]->theta)]++, sel->frags[sel->n++] = fits[i];
+      gfx_parallel_run (b->n < workers ? b->n : workers, fit_worker, b);
+      for (int i = 0; i < b->n && sel->n < opt->max_fragments; i++)
+        if (b->ok[i] && !passed_over (sel, b->batch[i]))
+          sel->per_bin[orientation_bin (b->batch[i]->theta)]++,
+            sel->frags[sel->n++] = b->fits[i];
     }
-  free (batch), free (fits), free (ok);
   return st;
 }
 
@@ -359,25 +353,28 @@ gfx_fragments_find (const float *lum, int width, int height, const gfx_fragment_
       cand = find_candidates (gx, gy, width, height, opt->size, &n_cand);
     }
   int workers = gfx_threads_for (n_cand, 8, false), bins = profile_bins (opt->size);
-  profile *scratch = malloc (sizeof (profile) * (size_t) workers);
+  const size_t most = (size_t) BATCH_PER_WORKER * (size_t) workers;
+  fit_batch b = { lum, gx, gy, width, opt, malloc (sizeof (candidate *) * most), 0,
+                  malloc (sizeof (gfx_edge_fragment) * most), malloc (most),
+                  malloc (sizeof (profile) * (size_t) workers), 0 };
   double *sums = malloc (sizeof (double) * 5 * (size_t) bins * (size_t) workers);
   gfx_status st = GFX_OK;
-  if (!cand || !scratch || !sums)
+  if (!cand || !b.batch || !b.fits || !b.ok || !b.scratch || !sums)
     st = gfx_fail (err, GFX_ERR_NOMEM, "out of memory while searching for edge fragments");
   else
     {
       for (int k = 0; k < workers; k++) /* 4 sums + the phi scratch */
         {
           double *at = sums + (size_t) k * 5 * (size_t) bins;
-          scratch[k] = (profile) { bins, at, at + bins, at + 2 * bins, at + 3 * bins };
+          b.scratch[k] = (profile) { bins, at, at + bins, at + 2 * bins, at + 3 * bins };
         }
       selection sel = { .opt = opt, .frags = frags,
                         .cap = opt->max_fragments / 4 > 2 ? opt->max_fragments / 4 : 2 };
-      st = select_fragments (lum, gx, gy, width, cand, n_cand, opt, scratch, workers, &sel,
-                             err);
+      st = select_fragments (cand, n_cand, &b, workers, &sel, err);
       *n_frags = sel.n;
     }
-  free (gx), free (gy), free (cand), free (scratch), free (sums);
+  free (gx), free (gy), free (cand), free (sums);
+  free (b.batch), free (b.fits), free (b.ok), free (b.scratch);
   if (st == GFX_OK && *n_frags < MIN_FRAGMENTS)
     st = *n_frags == 1
            ? gfx_fail (err, GFX_ERR_INPUT, "found only one straight edge between flat areas (at "
