@@ -205,7 +205,7 @@ need_display () {
   local name=$1; shift
   [ -n "${DISPLAY:-}" ] && return 0
   command -v xvfb-run >/dev/null || { skip "$name" "xvfb-run not installed"; exit 0; }
-  exec xvfb-run -a -s "-screen 0 ${XVFB_SCREEN:-1280x1024x24}" bash "$0" "$@"
+  exec xvfb-run -n "${GPUFX_XVFB_FIRST:-99}" -a -s "-screen 0 ${XVFB_SCREEN:-1280x1024x24}" bash "$0" "$@"
 }
 
 # dialog_checks PREFIX PROC LAST_ARGS DIALOG_ARGS CLI_SUBCOMMAND [CLI_ARGS...]

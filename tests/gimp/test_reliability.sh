@@ -9,7 +9,7 @@
 # saved at the end has been through all of them.
 source "$(dirname "$0")/lib.sh"
 if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null; then  # the dialog part needs X
-  exec xvfb-run -a -s '-screen 0 1280x1024x24' bash "$0" "$@"
+  exec xvfb-run -n "${GPUFX_XVFB_FIRST:-99}" -a -s '-screen 0 1280x1024x24' bash "$0" "$@"
 fi
 gimp_setup gimp/reliability
 "$py" "$top/tests/gimp/make_inputs.py" "$work" || { fail inputs "make_inputs.py failed"; exit 1; }
