@@ -5,6 +5,9 @@
 
 #include "cli.h"
 
+/* Parameters a set may have for the options-given checks (each of ours has far fewer). */
+#define CLI_MAX_PARAMS 64
+
 static const char *command_running;
 
 void
@@ -257,7 +260,7 @@ refuse_empty (const cli_spec *spec, const void *values, const cli_args *args,
     if (extra[k][1] && !extra[k][1][0])
       return cli_fail (spec->cmd, CLI_USAGE, "--%s is empty (--%s FILE; see gpufx %s --help)",
                        extra[k][0], extra[k][0], spec->cmd);
-  for (int i = 0; spec->set && i < spec->set->n_params && i < 64; i++)
+  for (int i = 0; spec->set && i < spec->set->n_params && i < CLI_MAX_PARAMS; i++)
     {
       const gfx_param_desc *d = &spec->set->params[i];
       if (given[i] && d->type == GFX_PT_STRING && !gfx_param_get_string (d, values)[0])
@@ -270,9 +273,9 @@ refuse_empty (const cli_spec *spec, const void *values, const cli_args *args,
 /* An option that only matters with a file option (--margin with --stabilise) is refused
  * without it: silently ignored, it would look as if it had been applied. */
 static int
-refuse_unused (const cli_spec *spec, const void *values, const bool given[64])
+refuse_unused (const cli_spec *spec, const void *values, const bool given[CLI_MAX_PARAMS])
 {
-  for (int i = 0; spec->set && i < spec->set->n_params && i < 64; i++)
+  for (int i = 0; spec->set && i < spec->set->n_params && i < CLI_MAX_PARAMS; i++)
     {
       const gfx_param_desc *d = &spec->set->params[i];
       const gfx_param_desc *key = d->used_if ? gfx_params_find (spec->set, d->used_if) : NULL;
@@ -295,7 +298,7 @@ cli_parse (const cli_spec *spec, int argc, char **argv, void *values, cli_args *
     }
   int n_pos = 0, rc = -1;
   bool only_positionals = false;
-  bool given[64] = { false };
+  bool given[CLI_MAX_PARAMS] = { false };
   for (int i = 1; i < argc && rc < 0; i++)
     {
       const char *a = argv[i];
@@ -311,8 +314,9 @@ cli_parse (const cli_spec *spec, int argc, char **argv, void *values, cli_args *
           const gfx_param_desc *d = NULL;
           char name[128];
           snprintf (name, sizeof name, "%.*s", (int) strcspn (a + 2, "="), a + 2);
-          if (spec->set && (d = gfx_params_find_cli (spec->set, name)))
-            given[(d - spec->set->params) % 64] = true;
+          if (spec->set && (d = gfx_params_find_cli (spec->set, name))
+              && d - spec->set->params < CLI_MAX_PARAMS)
+            given[d - spec->set->params] = true;
           args->backend_given = args->backend_given || (d && !strcmp (d->name, "backend"));
           rc = parse_option (spec, argc, argv, &i, values, args);
         }
@@ -335,7 +339,7 @@ cli_parse (const cli_spec *spec, int argc, char **argv, void *values, cli_args *
   if (n_pos < spec->n_positionals)
     return cli_fail (spec->cmd, CLI_USAGE, "missing arguments: usage: gpufx %s %s [options] "
                      "(see --help)", spec->cmd, spec->usage);
-  for (int i = 0; spec->set && i < spec->set->n_params && i < 64; i++)
+  for (int i = 0; spec->set && i < spec->set->n_params && i < CLI_MAX_PARAMS; i++)
     if ((spec->set->params[i].flags & GFX_PF_REQUIRED) && !given[i])
       return cli_fail (spec->cmd, CLI_USAGE, "--%s is required (see gpufx %s --help)",
                        gfx_param_cli_name (&spec->set->params[i]), spec->cmd);

@@ -103,8 +103,7 @@ process_from_dialog (gfx_dialog *dlg, gfx_error *err)
                          .progress_text = _(dlg->proc->filter->title) };
   dlg->job = &mon;
   set_busy (dlg, TRUE);
-  GimpPDBStatusType status = gfx_ui_process (dlg->proc, dlg->image, dlg->drawable,
-                                             dlg->values, &mon, err);
+  GimpPDBStatusType status = gfx_ui_process (dlg->proc, dlg->drawable, dlg->values, &mon, err);
   set_busy (dlg, FALSE);
   dlg->job = NULL;
   return status;
@@ -246,7 +245,7 @@ build_window (gfx_dialog *dlg)
 static void
 init_backend (gfx_dialog *dlg)
 {
-  dlg->gpu_usable = gfx_backend_gpu_usable (dlg->gpu_why, sizeof dlg->gpu_why);
+  dlg->gpu_usable = gfx_ui_gpu_usable (NULL);
   gfx_dialog_describe_backend (dlg, dlg->last_render, sizeof dlg->last_render);
 }
 
@@ -331,8 +330,7 @@ display_opens (const char *prog_name)
 }
 
 GimpPDBStatusType
-gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 drawable, void *values,
-                gfx_error *err)
+gfx_dialog_run (const gfx_ui_proc *proc, gint32 drawable, void *values, gfx_error *err)
 {
   gfx_backend_warm_up (proc->filter->params, values); /* the GPU starts while GTK does */
   if (!display_opens (proc->proc_name))
@@ -342,8 +340,7 @@ gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 drawable, void *va
       return GIMP_PDB_EXECUTION_ERROR;
     }
   gimp_ui_init (proc->proc_name, TRUE);
-  gfx_dialog dlg = { .proc = proc, .set = proc->filter->params, .image = image,
-                     .drawable = drawable, .values = values };
+  gfx_dialog dlg = { .proc = proc, .set = proc->filter->params, .drawable = drawable, .values = values };
   init_backend (&dlg);
   build_window (&dlg);
   gfx_dialog_update_sensitivity (&dlg);
@@ -356,8 +353,6 @@ gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 drawable, void *va
   while (g_source_remove_by_user_data (&dlg))
     ;
   gfx_dialog_preview_forget (&dlg);
-  if (proc->hooks && proc->hooks->destroy)
-    proc->hooks->destroy (&dlg, proc->hooks->user);
   gtk_widget_destroy (dlg.window);
   g_free (dlg.widgets);
   g_free (dlg.scales);

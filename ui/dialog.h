@@ -22,8 +22,10 @@
  * Test hooks, so screenshot and dialog tests finish by themselves:
  * GPUFX_DIALOG_AUTO_OK=SECONDS presses OK after that many seconds,
  * GPUFX_DIALOG_AUTO_CANCEL=SECONDS presses Cancel, GPUFX_DIALOG_AUTO_RESET=1 presses
- * Reset when the dialog opens, GPUFX_DIALOG_EXPAND=1 opens the "Advanced" expander; the
- * preview's own are in dialog_preview_hooks.c. */
+ * Reset when the dialog opens, GPUFX_DIALOG_EXPAND=1 opens the "Advanced" expander,
+ * GPUFX_DIALOG_MNEMONICS=FILE lists the Alt+key of every label shown; the preview's own
+ * are in dialog_preview_hooks.c, the deblur dialog's Identify ones in
+ * plugins/iir_identify_dialog_glue.c. */
 #ifndef GFX_UI_DIALOG_H
 #define GFX_UI_DIALOG_H
 
@@ -48,8 +50,6 @@ struct gfx_dialog_hooks {
    * for the run (local enhance drops the preview's statistics); if the run then fails and
    * the dialog stays open, changed is called to put the dialog's own values back. */
   gboolean (*accept) (gfx_dialog *dlg, gfx_error *err, void *user);
-  /* When the dialog is about to be destroyed (free what build allocated). */
-  void (*destroy) (gfx_dialog *dlg, void *user);
   /* TRUE: build's box is a column right of the preview and parameters, not below them
    * (a dialog whose extra widgets would make it taller than a laptop's screen). */
   gboolean beside;
@@ -60,7 +60,7 @@ struct gfx_dialog_hooks {
  * GIMP_PDB_SUCCESS after OK and a successful run (values then hold what was used),
  * GIMP_PDB_CANCEL when closed or cancelled (drawable untouched), or an error status with
  * err filled. */
-GimpPDBStatusType gfx_dialog_run (const gfx_ui_proc *proc, gint32 image, gint32 drawable,
+GimpPDBStatusType gfx_dialog_run (const gfx_ui_proc *proc, gint32 drawable,
                                   void *values, gfx_error *err);
 
 /* ---- for hooks ------------------------------------------------------------------ */

@@ -14,7 +14,7 @@ typedef struct kept_source kept_source;
 struct gfx_dialog {
   const gfx_ui_proc *proc;
   const gfx_param_set *set;
-  gint32 image, drawable;
+  gint32 drawable;
   void *values;
   GtkWidget *window;
   GtkWidget *preview;     /* GimpDrawablePreview */
@@ -29,7 +29,6 @@ struct gfx_dialog {
   gboolean busy;          /* the final run or a hook's job is running */
   gfx_ui_monitor *job;    /* the running job's monitor, for Cancel */
   gboolean gpu_usable;
-  char gpu_why[256];      /* device name or why no GPU is usable */
   char *message;          /* gfx_dialog_set_message text or NULL */
   char last_render[256];  /* "GPU: ... · preview 12 ms" */
   preview_render *render; /* in-flight preview render or NULL */

@@ -324,14 +324,24 @@ gfx_ui_mask_layer_insert (gint32 drawable, gint32 layer, const gfx_ui_rect *rect
   return GFX_OK;
 }
 
-void
-gfx_ui_backend_describe (int requested, char *buf, size_t len)
+/* Probed once: the dialog asks on every change and a CUDA probe is not free. */
+gboolean
+gfx_ui_gpu_usable (const char **what)
 {
-  /* Probed once: the dialog asks on every change and a CUDA probe is not free. */
   static char gpu[256];
   static int probed = -1;
   if (probed < 0)
     probed = gfx_backend_gpu_usable (gpu, sizeof gpu);
+  if (what)
+    *what = gpu;
+  return probed;
+}
+
+void
+gfx_ui_backend_describe (int requested, char *buf, size_t len)
+{
+  const char *gpu;
+  gboolean probed = gfx_ui_gpu_usable (&gpu);
   gfx_backend b = gfx_backend_effective (requested);
   gboolean usable = b != GFX_BACKEND_CPU && probed;
   if (usable)

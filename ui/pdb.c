@@ -80,7 +80,7 @@ gfx_ui_install (const gfx_ui_proc *proc, const GimpParamDef *return_vals, int n_
   gimp_install_procedure (proc->proc_name, proc->filter->blurb,
                           proc->help ? proc->help : proc->filter->blurb,
                           "gimp-gpufx authors", "gimp-gpufx authors", "2026",
-                          proc->menu_label, proc->image_types ? proc->image_types : "RGB*, GRAY*",
+                          proc->menu_label, "RGB*, GRAY*" /* indexed is refused */,
                           GIMP_PLUGIN, n_args, n_return_vals, args, return_vals);
   if (proc->menu_path)
     gimp_plugin_menu_register (proc->proc_name, proc->menu_path);

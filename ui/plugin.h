@@ -49,7 +49,6 @@ typedef struct gfx_ui_proc {
   const char *menu_label;     /* N_("_Halftone (error diffusion)...") */
   const char *menu_path;      /* "<Image>/Filters/Distorts"; NULL: no menu entry */
   const char *help;           /* N_() PDB help text; NULL: the filter's blurb */
-  const char *image_types;    /* NULL: "RGB*, GRAY*" (indexed is refused) */
   const char *mask_param;     /* name of a BOOL parameter asking for run.mask, or NULL */
   const char *mask_layer;     /* N_() name of the mask layer; NULL: "<title> mask" */
   const gfx_dialog_hooks *hooks; /* extra widgets in the dialog, or NULL */
@@ -142,9 +141,10 @@ gfx_status gfx_ui_apply (const gfx_filter *filter, const gfx_image *in, gfx_imag
 /* The whole processing of one run once the values are valid: region, read, apply with
  * progress and cancel, write (one undo step, together with the mask layer when
  * proc->mask_param is set in values), the backend fall-back note as a GIMP message once a
- * GIMP session.
+ * GIMP session.  The drawable's own image is the one changed (the PDB does not check
+ * that a call's drawable is in its image argument).
  * On failure or cancel the image is untouched. */
-GimpPDBStatusType gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable,
+GimpPDBStatusType gfx_ui_process (const gfx_ui_proc *proc, gint32 drawable,
                                   const void *values, gfx_ui_monitor *mon, gfx_error *err);
 
 /* ---- drawable I/O ------------------------------------------------------------------- */
@@ -195,6 +195,10 @@ gint32 gfx_ui_mask_layer_new (gint32 drawable, const gfx_ui_rect *rect, const gf
                               const char *name, gfx_error *err);
 gfx_status gfx_ui_mask_layer_insert (gint32 drawable, gint32 layer, const gfx_ui_rect *rect,
                                      const gfx_image *mask, gfx_error *err);
+
+/* Whether the GPU can run the filters; *what (may be NULL): its name, or why not.  Probed
+ * once per process.  Main thread only. */
+gboolean gfx_ui_gpu_usable (const char **what);
 
 /* "GPU: NVIDIA H100 80GB HBM3" or "CPU, 16 threads": the backend a request would use
  * (the GPU is probed once per process).  Main thread only. */

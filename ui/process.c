@@ -60,10 +60,9 @@ first_note_of_session (void)
 }
 
 GimpPDBStatusType
-gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const void *values,
+gfx_ui_process (const gfx_ui_proc *proc, gint32 drawable, const void *values,
                 gfx_ui_monitor *mon, gfx_error *err)
 {
-  (void) image; /* the PDB does not check that the drawable is in it: its own image counts */
   gfx_ui_rect rect;
   gfx_image in = { 0 }, out = { 0 }, mask = { 0 };
   gfx_backend_warm_up (proc->filter->params, values); /* the GPU starts while GIMP's tiles come */
@@ -100,7 +99,7 @@ gfx_ui_process (const gfx_ui_proc *proc, gint32 image, gint32 drawable, const vo
 }
 
 static GimpPDBStatusType
-run_with_values (const gfx_ui_proc *proc, GimpRunMode mode, gint32 image, gint32 drawable,
+run_with_values (const gfx_ui_proc *proc, GimpRunMode mode, gint32 drawable,
                  int nparams, const GimpParam *param, void *values, gfx_error *err)
 {
   const gfx_param_set *set = proc->filter->params;
@@ -112,17 +111,17 @@ run_with_values (const gfx_ui_proc *proc, GimpRunMode mode, gint32 image, gint32
       /* Refuse unusable drawables before showing a dialog for them. */
       if (gfx_ui_drawable_target (drawable, &rect, err) != GFX_OK)
         return GIMP_PDB_EXECUTION_ERROR;
-      return gfx_dialog_run (proc, image, drawable, values, err);
+      return gfx_dialog_run (proc, drawable, values, err);
     case GIMP_RUN_NONINTERACTIVE:
       {
         GimpPDBStatusType status = gfx_ui_read_args (set, nparams, param, values, err);
         if (status != GIMP_PDB_SUCCESS)
           return status;
-        return gfx_ui_process (proc, image, drawable, values, NULL, err);
+        return gfx_ui_process (proc, drawable, values, NULL, err);
       }
     case GIMP_RUN_WITH_LAST_VALS:
       gfx_ui_load_values (proc->proc_name, set, values);
-      return gfx_ui_process (proc, image, drawable, values, NULL, err);
+      return gfx_ui_process (proc, drawable, values, NULL, err);
     default: /* refused by gfx_ui_run_check */
       return GIMP_PDB_CALLING_ERROR;
     }
@@ -159,13 +158,12 @@ gfx_ui_run (const gfx_ui_proc *proc, int nparams, const GimpParam *param, int *n
       return;
     }
   GimpRunMode mode = (GimpRunMode) param[0].data.d_int32;
-  gint32 image = param[1].data.d_image;
-  gint32 drawable = param[2].data.d_drawable;
+  gint32 drawable = param[2].data.d_drawable; /* its own image counts, not param[1] */
   const gfx_param_set *set = proc->filter->params;
   void *values = g_malloc0 (set->size);
 
-  GimpPDBStatusType status = run_with_values (proc, mode, image, drawable, nparams, param,
-                                              values, &err);
+  GimpPDBStatusType status = run_with_values (proc, mode, drawable, nparams, param, values,
+                                              &err);
   if (status == GIMP_PDB_SUCCESS)
     {
       gfx_ui_save_values (proc->proc_name, set, values);
