@@ -225,6 +225,36 @@ fit_quadrants (void *ctx, int worker, int n_workers)
     }
 }
 
+typedef struct {
+  const pair_set *ps;
+  int m1, m2, max_rows;
+  gfx_identify_system *sys;
+  const atomic_int *cancel;
+  gfx_solve_info info[GFX_IIR_QUADRANTS];
+  gfx_status st[GFX_IIR_QUADRANTS];
+  gfx_error err[GFX_IIR_QUADRANTS];
+} system_job;
+
+/* Each quadrant's equations and their plain least-squares fit (its condition number goes
+ * into the report), worker w taking q = w, w + n, ... as fit_quadrants does. */
+static void
+build_systems (void *ctx, int worker, int n_workers)
+{
+  system_job *job = ctx;
+  for (int q = worker; q < GFX_IIR_QUADRANTS; q += n_workers)
+    {
+      double a[GFX_IIR_MAX_MASK * GFX_IIR_MAX_MASK], b[GFX_IIR_MAX_MASK * GFX_IIR_MAX_MASK];
+      gfx_identify_system *sys = &job->sys[q];
+      job->st[q] = gfx_identify_system_build (job->ps->pairs, job->ps->n, q, job->m1, job->m2,
+                                              job->max_rows, sys, &job->err[q]);
+      if (job->st[q] != GFX_OK)
+        continue;
+      sys->cancel = job->cancel;
+      job->st[q] = gfx_identify_solve (sys, GFX_IDENTIFY_LS, 0.0, a, b, &job->info[q],
+                                       &job->err[q]);
+    }
+}
+
 /* Quadrant q as a pass-through (a = b = the unit impulse: y = x). */
 static void
 pass_through (gfx_iir_filter *f, int q)
@@ -366,28 +396,22 @@ identify_pairs (const pair_set *ps, int m1, int m2, int method, gfx_iir_filter *
   static const char *const qname[] = { "q1", "q2", "q3", "q4" };
   gfx_identify_system sys[GFX_IIR_QUADRANTS] = { 0 };
   gfx_solve_info chosen[GFX_IIR_QUADRANTS];
-  gfx_status st = GFX_OK;
-  for (int q = 0; st == GFX_OK && q < GFX_IIR_QUADRANTS; q++)
+  gfx_status st = checkpoint (progress, 0.15, err);
+  if (st == GFX_OK)
     {
-      gfx_solve_info info;
-      double a[GFX_IIR_MAX_MASK * GFX_IIR_MAX_MASK], b[GFX_IIR_MAX_MASK * GFX_IIR_MAX_MASK];
-      st = checkpoint (progress, 0.15 + 0.05 * q, err);
-      if (st == GFX_OK)
-        st = gfx_identify_system_build (ps->pairs, ps->n, q, m1, m2,
-                                        method == GFX_IDENTIFY_LAD ? lad_rows (m1, m2) : MAX_ROWS,
-                                        &sys[q], err);
-      if (st == GFX_OK && progress)
-        sys[q].cancel = &progress->cancel;
-      if (st == GFX_OK)
-        st = gfx_identify_solve (&sys[q], GFX_IDENTIFY_LS, 0.0, a, b, &info, err);
-      if (st == GFX_OK)
-        rep->equations[q] = sys[q].rows, rep->cond[q] = info.cond;
-      else if (err && st != GFX_ERR_CANCELLED)
-        {
-          char msg[GFX_MSG_LEN];
-          snprintf (msg, sizeof msg, "%s", err->msg);
-          gfx_fail (err, st, "%s: %s", qname[q], msg);
-        }
+      system_job job = { .ps = ps, .m1 = m1, .m2 = m2, .sys = sys,
+                         .max_rows = method == GFX_IDENTIFY_LAD ? lad_rows (m1, m2) : MAX_ROWS,
+                         .cancel = progress ? &progress->cancel : NULL };
+      int threads = gfx_threads ();
+      gfx_parallel_run (threads < GFX_IIR_QUADRANTS ? threads : GFX_IIR_QUADRANTS,
+                        build_systems, &job);
+      for (int q = 0; st == GFX_OK && q < GFX_IIR_QUADRANTS; q++)
+        if (job.st[q] != GFX_OK) /* the first quadrant that failed, as one by one */
+          st = job.st[q] == GFX_ERR_CANCELLED
+                 ? gfx_fail (err, job.st[q], "%s", job.err[q].msg)
+                 : gfx_fail (err, job.st[q], "%s: %s", qname[q], job.err[q].msg);
+        else
+          rep->equations[q] = sys[q].rows, rep->cond[q] = job.info[q].cond;
     }
   enum { RUNGS = sizeof ladder / sizeof ladder[0] };
   gfx_iir_filter fits[RUNGS];

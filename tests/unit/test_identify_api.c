@@ -2,6 +2,8 @@
  * stable, finite and brings the fragments closer to their sharp versions, in both modes
  * and both methods; bad inputs are clear errors and leave no NaN behind. */
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +122,36 @@ run_mode (const gfx_image *blurred, const gfx_image *sharp, int method, const ch
     report_translated (&rep, method, name);
 }
 
+/* The quadrants are fitted in parallel: any number of threads identifies the same filter
+ * and reports the same numbers as one thread. */
+static void
+same_on_any_thread_count (const gfx_image *blurred, const gfx_image *sharp, int method,
+                          const char *name)
+{
+  gfx_iir_filter one, many;
+  gfx_identify_report r1, rn;
+  gfx_error err = { 0 };
+  setenv ("GPUFX_THREADS", "1", 1);
+  gfx_status st = gfx_iir_identify (blurred, sharp, 5, 5, method, &one, &r1, NULL, &err);
+  for (int threads = 2; st == GFX_OK && threads <= 5; threads++)
+    {
+      char value[4];
+      snprintf (value, sizeof value, "%d", threads);
+      setenv ("GPUFX_THREADS", value, 1);
+      gfx_status st_n = gfx_iir_identify (blurred, sharp, 5, 5, method, &many, &rn, NULL, &err);
+      bool same = st_n == GFX_OK && !memcmp (one.a, many.a, sizeof one.a)
+                  && !memcmp (one.b, many.b, sizeof one.b)
+                  && !memcmp (r1.cond, rn.cond, sizeof r1.cond)
+                  && !memcmp (r1.equations, rn.equations, sizeof r1.equations)
+                  && !memcmp (r1.lambda, rn.lambda, sizeof r1.lambda)
+                  && r1.residual == rn.residual && r1.output_rms == rn.output_rms;
+      CHECK (same, "identify_%s_same_on_%d_threads (residual %.6g vs %.6g)", name, threads,
+             r1.residual, rn.residual);
+    }
+  CHECK (st == GFX_OK, "identify_%s_on_one_thread (%s)", name, st == GFX_OK ? "ok" : err.msg);
+  unsetenv ("GPUFX_THREADS");
+}
+
 /* A progress that cancels once the work has passed `at` of the whole, recording how far
  * the reports went and whether they only moved forward. */
 typedef struct {
@@ -199,6 +231,8 @@ main (void)
   run_mode (&blurred, &sharp, GFX_IDENTIFY_LAD, "reference_lad");
   run_mode (&blurred, NULL, GFX_IDENTIFY_LS, "auto_ls");
   run_mode (&blurred, NULL, GFX_IDENTIFY_LAD, "auto_lad");
+  same_on_any_thread_count (&blurred, &sharp, GFX_IDENTIFY_LS, "reference_ls");
+  same_on_any_thread_count (&blurred, &sharp, GFX_IDENTIFY_LAD, "reference_lad");
   progress_and_cancel (&blurred, &sharp, "reference");
   progress_and_cancel (&blurred, NULL, "auto");
   cancel_during_edge_search ();
