@@ -159,18 +159,42 @@ span (const v2 *restrict a, const v2 *restrict b, const v2 *const *xr, v2 *const
     }
 }
 
-/* 3x3 (the default mask) with constant bounds: the loops unroll completely. */
-static void
-span_3x3 (const v2 *a, const v2 *b, const v2 *const *xr, v2 *const *yr, int c0, int c1)
-{
-  span (a, b, xr, yr, c0, c1, 3, 3);
-}
+typedef void span_fn (const v2 *a, const v2 *b, const v2 *const *xr, v2 *const *yr, int c0,
+                      int c1, int m1, int m2);
+
+/* Square masks (3x3 is the default, identify's masks are square) with constant bounds: the
+ * loops unroll completely, about twice as fast as span_any.  Same operations in the same
+ * order, so the same bits. */
+#define SPAN_SQUARE(m)                                                                      \
+  static void span_##m##x##m (const v2 *a, const v2 *b, const v2 *const *xr,               \
+                              v2 *const *yr, int c0, int c1, int m1, int m2)               \
+  {                                                                                          \
+    (void) m1, (void) m2;                                                                    \
+    span (a, b, xr, yr, c0, c1, m, m);                                                       \
+  }
+SPAN_SQUARE (1)
+SPAN_SQUARE (2)
+SPAN_SQUARE (3)
+SPAN_SQUARE (4)
+SPAN_SQUARE (5)
+SPAN_SQUARE (6)
+SPAN_SQUARE (7)
+#undef SPAN_SQUARE
 
 static void
 span_any (const v2 *a, const v2 *b, const v2 *const *xr, v2 *const *yr, int c0, int c1, int m1,
           int m2)
 {
   span (a, b, xr, yr, c0, c1, m1, m2);
+}
+
+static span_fn *
+span_for (int m1, int m2)
+{
+  static span_fn *const square[GFX_IIR_MAX_MASK + 1] = {
+    NULL, span_1x1, span_2x2, span_3x3, span_4x4, span_5x5, span_6x6, span_7x7
+  };
+  return m1 == m2 ? square[m1] : span_any;
 }
 
 static void
@@ -222,6 +246,7 @@ run_rows (cpu_job *job, int p, int member)
   const gfx_iir_filter *f = job->f;
   int W = job->in->width, H = job->in->height, m1 = f->m1, m2 = f->m2, pad = m2 - 1;
   size_t stride = (size_t) W + pad;
+  span_fn *const span_row = span_for (m1, m2);
   if (member == 0) /* rows above the image: x replicated from row 0, and y = x there */
     for (int j = 1; j < m1; j++)
       {
@@ -251,10 +276,7 @@ run_rows (cpu_job *job, int p, int member)
           int c1 = c0 + CHUNK < W ? c0 + CHUNK : W;
           if (!wait_row_above (job, pr, n, c1))
             return false;
-          if (m1 == 3 && m2 == 3)
-            span_3x3 (job->a[p], job->b[p], xr, yr, c0, c1);
-          else
-            span_any (job->a[p], job->b[p], xr, yr, c0, c1, m1, m2);
+          span_row (job->a[p], job->b[p], xr, yr, c0, c1, m1, m2);
           gfx_counter_publish (&pr->done[n], c1);
         }
       finish_row (job, image_row (job, p, n), yr[0]);

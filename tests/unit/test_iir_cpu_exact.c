@@ -2,7 +2,7 @@
  * sum planes) against the plain per-pixel evaluation of iir_kernels.h that the CUDA
  * kernel also runs: gfx_iir_point on windows built pixel by pixel, (float) y per quadrant,
  * gfx_iir_mean, the shared sample conversions.  Equality is bit for bit, for every mask
- * size (the 3x3 fast path and the general one), depth, channel layout, image shapes
+ * size (the square masks' unrolled paths and the general one), depth, channel layout, image shapes
  * around the progress chunk (64 columns), thread counts 1..8 (pairs split over 2 threads,
  * row wavefronts beyond) and the automatic count (one thread below 100000 pixels). */
 #include <stdio.h>
@@ -107,10 +107,10 @@ main (void)
   /* Small shapes on 2 threads, all mask sizes' corners. */
   static const int shapes[][2] = { { 1, 1 }, { 1, 9 }, { 13, 1 }, { 2, 2 }, { 63, 5 },
                                    { 64, 3 }, { 65, 7 }, { 129, 2 } };
-  static const int masks[][2] = { { 1, 1 }, { 3, 3 }, { 1, 7 }, { 7, 1 }, { 2, 2 },
-                                  { 7, 7 }, { 3, 5 }, { 4, 3 } };
+  static const int masks[][2] = { { 1, 1 }, { 3, 3 }, { 1, 7 }, { 7, 1 }, { 2, 2 }, { 7, 7 },
+                                  { 3, 5 }, { 4, 3 }, { 4, 4 }, { 5, 5 }, { 6, 6 } };
   for (int s = 0; s < 8; s++)
-    for (int m = 0; m < 8; m++)
+    for (int m = 0; m < (int) (sizeof masks / sizeof masks[0]); m++)
       one_case (shapes[s][0], shapes[s][1], masks[m][0], masks[m][1], 1 + (s + m) % 4,
                 (s + m) % 3 == 0 && (s + m) % 4 > 0, (gfx_depth) ((s * 8 + m) % 3), 2);
   /* 2 pairs on 1 or 2 threads, wavefronts from 4 on; then the automatic count. */
