@@ -11,6 +11,7 @@
 
 #include "c_numbers.h"
 #include "iir_file.h"
+#include "pool.h"
 
 /* Coefficients c[j] (j = 0..m-1) of the polynomial in the locus variable for the other
  * variable at w = e^{i theta}: locus 0 sums over k2 (c[k1] = sum b(k1,k2) w^-k2), locus 1
@@ -101,26 +102,58 @@ gfx_iir_locus (const gfx_iir_filter *f, int q, int locus, int samples, double *r
   return GFX_OK;
 }
 
-/* Largest |root| of quadrant q over both loci; INFINITY for a root at infinity. */
+enum { MAX_ROOT_WORKERS = 64 };
+
+typedef struct {
+  const gfx_iir_filter *f;
+  int q, samples;
+  double max_root[MAX_ROOT_WORKERS];
+  bool failed[MAX_ROOT_WORKERS]; /* LAPACKE_zgeev failed */
+} root_scan;
+
+/* Worker w takes points w, w + n, ... of the two loci (2 * samples in all). */
+static void
+scan_roots (void *ctx, int worker, int n_workers)
+{
+  root_scan *job = ctx;
+  double mx = 0;
+  for (int i = worker; i < 2 * job->samples; i += n_workers)
+    {
+      const int locus = i / job->samples, s = i % job->samples;
+      double complex c[GFX_IIR_MAX_MASK], r[GFX_IIR_MAX_MASK];
+      int m = locus_coefficients (job->f, job->q, locus, 2.0 * M_PI * s / job->samples, c);
+      int n = poly_roots (c, m, r);
+      if (n == -2)
+        {
+          job->failed[worker] = true;
+          return;
+        }
+      if (n == -1)
+        mx = INFINITY;
+      for (int j = 0; j < n; j++)
+        mx = fmax (mx, cabs (r[j]));
+    }
+  job->max_root[worker] = mx;
+}
+
+/* Largest |root| of quadrant q over both loci; INFINITY for a root at infinity.  The
+ * points are shared among threads (a 7x7 --stabilise bisects through tens of thousands);
+ * a maximum does not depend on their order, so neither does the result. */
 static gfx_status
 quadrant_max_root (const gfx_iir_filter *f, int q, int samples, double *max_root,
                    gfx_error *err)
 {
+  root_scan job = { .f = f, .q = q, .samples = samples };
+  int workers = gfx_threads_for (2.0 * samples, 4096, false);
+  workers = workers < MAX_ROOT_WORKERS ? workers : MAX_ROOT_WORKERS;
+  gfx_parallel_run (workers, scan_roots, &job);
   double mx = 0;
-  for (int locus = 0; locus < 2; locus++)
-    for (int s = 0; s < samples; s++)
-      {
-        double complex c[GFX_IIR_MAX_MASK], r[GFX_IIR_MAX_MASK];
-        int m = locus_coefficients (f, q, locus, 2.0 * M_PI * s / samples, c);
-        int n = poly_roots (c, m, r);
-        if (n == -2)
-          return gfx_fail (err, GFX_ERR_INTERNAL, "LAPACKE_zgeev failed on quadrant q%d",
-                           q + 1);
-        if (n == -1)
-          mx = INFINITY;
-        for (int j = 0; j < n; j++)
-          mx = fmax (mx, cabs (r[j]));
-      }
+  for (int w = 0; w < workers; w++)
+    {
+      if (job.failed[w])
+        return gfx_fail (err, GFX_ERR_INTERNAL, "LAPACKE_zgeev failed on quadrant q%d", q + 1);
+      mx = fmax (mx, job.max_root[w]);
+    }
   *max_root = mx;
   return GFX_OK;
 }

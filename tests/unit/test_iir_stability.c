@@ -3,6 +3,7 @@
  * roots are known, a root at infinity; stabilisation; the root-locus picture. */
 #include <complex.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,6 +170,47 @@ test_stabilise (void)
          err.msg);
 }
 
+/* The unit-circle points are shared among threads: any count gives the same margins and
+ * the same stabilised filter, bit for bit (GPUFX_THREADS shares even a few points). */
+static void
+test_threads (void)
+{
+  gfx_iir_filter f = { .m1 = 4, .m2 = 4 };
+  unsigned seed = 12345u;
+  for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
+    for (int i = 0; i < 16; i++)
+      {
+        seed = seed * 1103515245u + 12345u;
+        double u = (seed >> 8) / 16777216.0 - 0.5;
+        f.b[q][i] = i == 0 ? 1.0 : 0.6 * u;
+        f.a[q][i] = i == 0 ? 1.0 : 0.1 * u;
+      }
+  gfx_iir_filter one = f, many;
+  gfx_iir_stability st1, stn;
+  gfx_iir_stabilise_report r1, rn;
+  gfx_error err;
+  setenv ("GPUFX_THREADS", "1", 1);
+  bool ok = gfx_iir_stability_check (&f, 100, &st1, &err) == GFX_OK
+            && gfx_iir_stabilise (&one, 0.1, 100, &r1, &err) == GFX_OK;
+  CHECK (ok && !st1.all_stable && (r1.changed[0] || r1.changed[1] || r1.changed[2] || r1.changed[3]),
+         "4x4 filter unstable, stabilised on one thread (%s)", ok ? "ok" : err.msg);
+  for (int threads = 2; ok && threads <= 5; threads += 3)
+    {
+      char value[4];
+      snprintf (value, sizeof value, "%d", threads);
+      setenv ("GPUFX_THREADS", value, 1);
+      many = f;
+      bool same = gfx_iir_stability_check (&f, 100, &stn, &err) == GFX_OK
+                  && gfx_iir_stabilise (&many, 0.1, 100, &rn, &err) == GFX_OK
+                  && !memcmp (st1.margin, stn.margin, sizeof st1.margin)
+                  && !memcmp (r1.r, rn.r, sizeof r1.r)
+                  && !memcmp (r1.margin_after, rn.margin_after, sizeof r1.margin_after)
+                  && !memcmp (one.a, many.a, sizeof one.a) && !memcmp (one.b, many.b, sizeof one.b);
+      CHECK (same, "same margins and stabilised filter on %d threads", threads);
+    }
+  unsetenv ("GPUFX_THREADS");
+}
+
 static void
 test_plot (void)
 {
@@ -222,6 +264,7 @@ main (void)
   test_separable ();
   test_edge_cases ();
   test_stabilise ();
+  test_threads ();
   test_plot ();
   return check_exit_status ();
 }
