@@ -158,13 +158,17 @@ deps:
 
 # All suites, then the unit tests and the GIMP tests again under ASan/UBSan (the ASan CLI
 # also serves tests/py/test_reliability.py's bad-input matrix); one summary line at the end.
+# Builds and test programs run JOBS at a time (default: the cores).
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
 check: deps
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory SAN=1 core tests-core cli plugins locale help
-	@scripts/run-tests.sh $(BUILD) build/asan
+	@$(MAKE) --no-print-directory -j$(JOBS) all
+	@$(MAKE) --no-print-directory -j$(JOBS) SAN=1 core tests-core cli plugins locale help
+	@JOBS=$(JOBS) scripts/run-tests.sh $(BUILD) build/asan
 
 demo: deps
-	@$(MAKE) --no-print-directory all install
+	@$(MAKE) --no-print-directory -j$(JOBS) all
+	@$(MAKE) --no-print-directory install
 	@scripts/demo.sh $(BUILD) demo
 
 bench: all
