@@ -41,12 +41,15 @@ label_of () { # KIND PATH
   esac
 }
 
-selected=()
+# The GPU kernels' CPU emulators (tests/emu) run first, alone: hundreds of threads meeting
+# at barriers, they slow down several times over beside another test.
+solo=() shared=()
 for job in "${list[@]}"; do
   label=$(label_of $job)
   [ -n "$TESTS" ] && [[ "$label" != *$TESTS* ]] && continue
-  selected+=("$job")
+  if [[ "$label" == *_emu ]]; then solo+=("$job"); else shared+=("$job"); fi
 done
+selected=("${solo[@]}" "${shared[@]}")
 
 run_job () { # KIND PATH (in a subshell: the environment stays the job's)
   export GPUFX_BUILD="$top/$build"
@@ -66,15 +69,17 @@ run_job () { # KIND PATH (in a subshell: the environment stays the job's)
   esac
 }
 
-# worker SLOT: takes the next job number from the shared counter until none is left; job N
-# leaves N.log, then N.rc and N.secs (written last: the printer waits for them).
+# worker SLOT LIMIT: takes the next job number below LIMIT from the shared counter until
+# none is left; job N leaves N.log, then N.rc and N.secs (N.rc last: the printer waits
+# for it).
 worker () {
-  local slot=$1 n
+  local slot=$1 limit=$2 n
   export GPUFX_XVFB_FIRST=$((99 + 100 * slot)) XDG_CACHE_HOME="$runs/cache-$slot"
   mkdir -p "$XDG_CACHE_HOME"
   while :; do
-    n=$(flock "$runs/next" sh -c 'n=$(cat "$1"); echo $((n + 1)) >"$1"; echo "$n"' sh "$runs/next")
-    [ "$n" -lt "${#selected[@]}" ] || return 0
+    n=$(flock "$runs/next" sh -c 'n=$(cat "$1"); [ "$n" -lt "$2" ] && echo $((n + 1)) >"$1" && echo "$n"' \
+          sh "$runs/next" "$limit")
+    [ -n "$n" ] || return 0
     local start=$SECONDS
     (run_job ${selected[$n]}) >"$runs/$n.log" 2>&1 </dev/null
     echo $? >"$runs/$n.rc.tmp"
@@ -84,7 +89,9 @@ worker () {
 }
 
 echo 0 >"$runs/next"
-for ((slot = 0; slot < jobs; slot++)); do worker "$slot" & done
+( worker 0 "${#solo[@]}"
+  for ((slot = 0; slot < jobs; slot++)); do worker "$slot" "${#selected[@]}" & done
+  wait ) &
 
 passed=0 failed=0 skipped=0
 for ((n = 0; n < ${#selected[@]}; n++)); do
