@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <barrier>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -170,6 +171,33 @@ emu_grid (unsigned gx, unsigned gy, unsigned bs, const std::function<void ()> &k
           emu_tid = t;
           kernel ();
         }
+}
+
+/* Under ASan/UBSan (make check's second pass) an emulator runs only its cases of up to
+ * EMU_MAX_SAMPLES samples: there each of its hundreds of threads is several times slower,
+ * and the large cases took minutes of CI's time.  The plain build runs every case. */
+#ifdef __SANITIZE_ADDRESS__
+#define EMU_MAX_SAMPLES 30000L
+#else
+#define EMU_MAX_SAMPLES (1L << 62)
+#endif
+static long emu_skipped;
+
+static inline bool
+emu_case_too_large (long samples)
+{
+  if (samples <= EMU_MAX_SAMPLES)
+    return false;
+  emu_skipped++;
+  return true;
+}
+
+static inline void
+emu_report_skipped ()
+{
+  if (emu_skipped)
+    printf ("SKIP %ld cases above %ld samples: the sanitizer build runs the smaller ones (the "
+            "plain build runs them all)\n", emu_skipped, EMU_MAX_SAMPLES);
 }
 
 #endif
