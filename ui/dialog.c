@@ -242,13 +242,6 @@ build_window (gfx_dialog *dlg)
   g_list_free (extra);
 }
 
-static void
-init_backend (gfx_dialog *dlg)
-{
-  dlg->gpu_usable = gfx_ui_gpu_usable (NULL);
-  gfx_dialog_describe_backend (dlg, dlg->last_render, sizeof dlg->last_render);
-}
-
 /* Closes the dialog once its drawable is gone (the user closed the image or deleted the
  * layer): there is nothing left to filter, and GIMP's preview widget would show the user
  * an error each time it drew the original from a drawable that no longer exists. */
@@ -340,8 +333,9 @@ gfx_dialog_run (const gfx_ui_proc *proc, gint32 drawable, void *values, gfx_erro
       return GIMP_PDB_EXECUTION_ERROR;
     }
   gimp_ui_init (proc->proc_name, TRUE);
-  gfx_dialog dlg = { .proc = proc, .set = proc->filter->params, .drawable = drawable, .values = values };
-  init_backend (&dlg);
+  gfx_dialog dlg = { .proc = proc, .set = proc->filter->params, .drawable = drawable,
+                     .values = values };
+  gfx_dialog_describe_backend (&dlg, dlg.last_render, sizeof dlg.last_render);
   build_window (&dlg);
   gfx_dialog_update_sensitivity (&dlg);
   gfx_dialog_show_status (&dlg);

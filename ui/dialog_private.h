@@ -28,7 +28,6 @@ struct gfx_dialog {
   gboolean syncing;       /* widgets are being set from values: ignore their signals */
   gboolean busy;          /* the final run or a hook's job is running */
   gfx_ui_monitor *job;    /* the running job's monitor, for Cancel */
-  gboolean gpu_usable;
   char *message;          /* gfx_dialog_set_message text or NULL */
   char last_render[256];  /* "GPU: ... · preview 12 ms" */
   preview_render *render; /* in-flight preview render or NULL */

@@ -345,7 +345,7 @@ void
 gfx_dialog_update_sensitivity (gfx_dialog *dlg)
 {
   const gfx_param_desc *backend = gfx_params_find (dlg->set, "backend");
-  gboolean gpu = dlg->gpu_usable
+  gboolean gpu = gfx_ui_gpu_usable (NULL)
                  && (!backend || gfx_backend_effective ((int) gfx_param_get (backend, dlg->values))
                                    != GFX_BACKEND_CPU);
   for (int i = 0; i < dlg->set->n_params; i++)
