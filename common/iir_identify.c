@@ -206,6 +206,15 @@ unit_dc_gain (double *a, const double *b, int n)
       a[i] *= scale;
 }
 
+/* fn on one worker a quadrant at most (fewer where there are fewer cores); each worker w
+ * takes q = w, w + n, ..., so the results do not depend on the count. */
+static void
+run_on_quadrants (gfx_worker_fn fn, void *job)
+{
+  int threads = gfx_threads ();
+  gfx_parallel_run (threads < GFX_IIR_QUADRANTS ? threads : GFX_IIR_QUADRANTS, fn, job);
+}
+
 /* Quadrants are independent: worker w fits q = w, w + n, ... (same numbers on any count). */
 static void
 fit_quadrants (void *ctx, int worker, int n_workers)
@@ -272,9 +281,7 @@ fit_rung (gfx_identify_system *sys, int method, double lambda, gfx_iir_filter *f
           gfx_solve_info *info, int usable[GFX_IIR_QUADRANTS])
 {
   rung_job job = { sys, method, lambda, f, info, { GFX_OK } };
-  int threads = gfx_threads ();
-  gfx_parallel_run (threads < GFX_IIR_QUADRANTS ? threads : GFX_IIR_QUADRANTS, fit_quadrants,
-                    &job);
+  run_on_quadrants (fit_quadrants, &job);
   for (int q = 0; q < GFX_IIR_QUADRANTS; q++)
     {
       usable[q] = job.st[q] == GFX_OK;
@@ -402,9 +409,7 @@ identify_pairs (const pair_set *ps, int m1, int m2, int method, gfx_iir_filter *
       system_job job = { .ps = ps, .m1 = m1, .m2 = m2, .sys = sys,
                          .max_rows = method == GFX_IDENTIFY_LAD ? lad_rows (m1, m2) : MAX_ROWS,
                          .cancel = progress ? &progress->cancel : NULL };
-      int threads = gfx_threads ();
-      gfx_parallel_run (threads < GFX_IIR_QUADRANTS ? threads : GFX_IIR_QUADRANTS,
-                        build_systems, &job);
+      run_on_quadrants (build_systems, &job);
       for (int q = 0; st == GFX_OK && q < GFX_IIR_QUADRANTS; q++)
         if (job.st[q] != GFX_OK) /* the first quadrant that failed, as one by one */
           st = job.st[q] == GFX_ERR_CANCELLED
